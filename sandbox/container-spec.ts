@@ -1,0 +1,83 @@
+/** The hardened container every kernel runs in. Pure: options in, Docker create options out. */
+import type { ContainerCreateOptions } from 'dockerode';
+
+export const SANDBOX_USER = '10001:10001';
+export const WORKSPACE_MOUNT = '/workspace';
+/** Modules the driver imports before it says "ready", so the first cell is fast. */
+export const PRELOAD = ['numpy', 'pandas', 'matplotlib.pyplot'];
+
+const MIB = 1024 * 1024;
+
+export interface SandboxLimits {
+  memoryMb: number;
+  /** CPU cores, fractions allowed. */
+  cpus: number;
+  pidsLimit: number;
+  /** Size of the tmpfs on /tmp. */
+  tmpMb: number;
+}
+
+export interface ContainerSpecOptions {
+  image: string;
+  name: string;
+  /** Labels that let start-up find and reap this instance's orphans. */
+  instance: string;
+  kernelId: string;
+  sessionId: string;
+  /** Host directory mounted read-write at /workspace: the container's only host mount. */
+  workspaceHostPath: string;
+  limits: SandboxLimits;
+}
+
+export const LABELS = {
+  managed: 'tally.managed',
+  instance: 'tally.instance',
+  kernel: 'tally.kernel',
+  session: 'tally.session',
+} as const;
+
+export function containerSpec(options: ContainerSpecOptions): ContainerCreateOptions {
+  const { limits } = options;
+  return {
+    name: options.name,
+    Image: options.image,
+    User: SANDBOX_USER,
+    WorkingDir: WORKSPACE_MOUNT,
+    Hostname: 'sandbox',
+    // Only what the driver needs; nothing of the host's environment.
+    Env: [`TALLY_PRELOAD=${PRELOAD.join(',')}`, 'TMPDIR=/tmp', `TALLY_WORKSPACE=${WORKSPACE_MOUNT}`],
+    Labels: {
+      [LABELS.managed]: 'true',
+      [LABELS.instance]: options.instance,
+      [LABELS.kernel]: options.kernelId,
+      [LABELS.session]: options.sessionId,
+    },
+    AttachStdin: true,
+    AttachStdout: true,
+    AttachStderr: true,
+    OpenStdin: true,
+    StdinOnce: false,
+    Tty: false,
+    NetworkDisabled: true,
+    HostConfig: {
+      NetworkMode: 'none',
+      ReadonlyRootfs: true,
+      Tmpfs: { '/tmp': `rw,nosuid,nodev,noexec,size=${limits.tmpMb}m,mode=1777` },
+      Binds: [`${options.workspaceHostPath}:${WORKSPACE_MOUNT}:rw`],
+      CapDrop: ['ALL'],
+      SecurityOpt: ['no-new-privileges'],
+      Privileged: false,
+      IpcMode: 'private',
+      Memory: limits.memoryMb * MIB,
+      MemorySwap: limits.memoryMb * MIB,
+      NanoCpus: Math.round(limits.cpus * 1e9),
+      PidsLimit: limits.pidsLimit,
+      OomScoreAdj: 500,
+      Ulimits: [
+        { Name: 'nofile', Soft: 1024, Hard: 1024 },
+        { Name: 'core', Soft: 0, Hard: 0 },
+      ],
+      RestartPolicy: { Name: 'no' },
+    },
+  };
+}

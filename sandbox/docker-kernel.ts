@@ -1,0 +1,308 @@
+/**
+ * A session's kernel: one hardened container running the Python driver, spoken to over its
+ * attached stream. Cells run one at a time; a timeout interrupts the cell and keeps the state;
+ * a dead or unresponsive kernel is restarted and its journal of successful cells replayed.
+ */
+import type Docker from 'dockerode';
+import { KernelClosedError, KernelStartError } from '../src/errors.js';
+import type { Logger } from '../src/logger.js';
+import type { Execution, ExecutionError, Kernel, KernelRestart, ReadFileOptions, RunOptions } from '../src/ports/sandbox.js';
+import { containerSpec, type SandboxLimits } from './container-spec.js';
+import { hostFailure, toExecution } from './execution.js';
+import { ChannelClosedError, KernelChannel } from './kernel-channel.js';
+import type { Workspace } from './workspace.js';
+
+export interface DockerKernelOptions {
+  docker: Docker;
+  image: string;
+  instance: string;
+  kernelId: string;
+  sessionId: string;
+  workspace: Workspace;
+  limits: SandboxLimits;
+  /** Default per-cell wall-clock limit. */
+  cellTimeoutMs: number;
+  /** Default per-stream output cap. */
+  outputLimitBytes: number;
+  /** How long an interrupted cell may take to stop before the kernel is killed. Default 2000. */
+  interruptGraceMs?: number;
+  /** How long the driver may take to say "ready". Default 60000. */
+  startTimeoutMs?: number;
+  logger: Logger;
+  /** Called once the kernel is disposed, so its owner forgets it. */
+  onDispose?: (kernel: DockerKernel) => void;
+}
+
+type Outcome =
+  | { kind: 'reply'; reply: Record<string, unknown> }
+  | { kind: 'closed' }
+  | { kind: 'lost'; message: string }
+  | { kind: 'timeout' }
+  | { kind: 'aborted' };
+
+const REPLAY_OUTPUT_LIMIT = 1024;
+
+export class DockerKernel implements Kernel {
+  lastActiveAt = Date.now();
+  private channel: KernelChannel | undefined;
+  private readonly journal: string[] = [];
+  private tail: Promise<unknown> = Promise.resolve();
+  private disposed = false;
+  private running = false;
+  private session: string;
+
+  private constructor(
+    private readonly options: DockerKernelOptions,
+    private readonly container: Docker.Container,
+  ) {
+    this.session = options.sessionId;
+  }
+
+  static async start(options: DockerKernelOptions): Promise<DockerKernel> {
+    const container = await options.docker.createContainer(
+      containerSpec({
+        image: options.image,
+        name: `tally-${options.instance}-${options.kernelId}`,
+        instance: options.instance,
+        kernelId: options.kernelId,
+        sessionId: options.sessionId,
+        workspaceHostPath: options.workspace.hostPath,
+        limits: options.limits,
+      }),
+    );
+    const kernel = new DockerKernel(options, container);
+    try {
+      await kernel.boot();
+    } catch (error) {
+      await kernel.dispose();
+      throw error;
+    }
+    return kernel;
+  }
+
+  get sessionId(): string {
+    return this.session;
+  }
+
+  get containerId(): string {
+    return this.container.id;
+  }
+
+  get workspacePath(): string {
+    return this.options.workspace.hostPath;
+  }
+
+  get isBusy(): boolean {
+    return this.running;
+  }
+
+  get isDisposed(): boolean {
+    return this.disposed;
+  }
+
+  /** Hands a warm-pool kernel to a session. */
+  adopt(sessionId: string): void {
+    this.session = sessionId;
+    this.lastActiveAt = Date.now();
+  }
+
+  run(code: string, options: RunOptions = {}): Promise<Execution> {
+    return this.serialize(() => this.execute(code, options));
+  }
+
+  restart(): Promise<KernelRestart> {
+    return this.serialize(() => this.recover('requested'));
+  }
+
+  async interrupt(): Promise<void> {
+    if (this.running) await this.signal('SIGINT');
+  }
+
+  writeFile(path: string, data: Uint8Array | string): Promise<void> {
+    this.assertOpen();
+    return this.options.workspace.write(path, data);
+  }
+
+  readFile(path: string, options: ReadFileOptions = {}): Promise<Buffer> {
+    this.assertOpen();
+    return this.options.workspace.read(path, options.maxBytes);
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.channel?.close('disposed');
+    await this.container.remove({ force: true }).catch((error: { statusCode?: number }) => {
+      if (error.statusCode !== 404) this.options.logger.warn({ err: error }, 'could not remove kernel container');
+    });
+    await this.options.workspace.remove();
+    this.options.onDispose?.(this);
+  }
+
+  private serialize<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(task);
+    this.tail = result.catch(() => {});
+    return result;
+  }
+
+  private assertOpen(): void {
+    if (this.disposed) throw new KernelClosedError(this.session);
+  }
+
+  private async boot(): Promise<void> {
+    const channel = await KernelChannel.attach(this.container, this.options.docker.modem, {
+      maxLineBytes: 32 * 1024 * 1024 + 16 * this.options.outputLimitBytes,
+      logger: this.options.logger,
+    });
+    this.channel = channel;
+    await this.container.start();
+    const startTimeoutMs = this.options.startTimeoutMs ?? 60_000;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no "ready" within ${startTimeoutMs} ms`)), startTimeoutMs);
+    });
+    try {
+      await Promise.race([channel.ready, timedOut]);
+    } catch (error) {
+      throw new KernelStartError(error instanceof Error ? error.message : String(error), {
+        stderr: channel.stderr,
+        image: this.options.image,
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async execute(code: string, options: RunOptions): Promise<Execution> {
+    this.assertOpen();
+    this.running = true;
+    const started = performance.now();
+    const elapsed = () => Math.round((performance.now() - started) * 1000) / 1000;
+    try {
+      let restartedFirst: KernelRestart | undefined;
+      if (this.channel === undefined || this.channel.isClosed) restartedFirst = await this.recover('died');
+      const timeoutMs = options.timeoutMs ?? this.options.cellTimeoutMs;
+      const pending = this.request(code, options.outputLimitBytes ?? this.options.outputLimitBytes);
+      const first = await this.wait(pending, timeoutMs, options.signal);
+      const execution = await this.settle(first, pending, timeoutMs, elapsed);
+      if (restartedFirst && !execution.restarted) execution.restarted = restartedFirst;
+      if (!execution.error && options.journal !== false) this.journal.push(code);
+      this.options.logger.debug(
+        { sessionId: this.session, durationMs: execution.durationMs, error: execution.error?.name },
+        'cell finished',
+      );
+      return execution;
+    } finally {
+      this.running = false;
+      this.lastActiveAt = Date.now();
+    }
+  }
+
+  private request(code: string, outputLimitBytes: number): Promise<Record<string, unknown>> {
+    const channel = this.channel;
+    if (channel === undefined) return Promise.reject(new ChannelClosedError('not started'));
+    const pending = channel.request({ op: 'run', code, outputLimitBytes });
+    pending.catch(() => {});
+    return pending;
+  }
+
+  /** Turns what happened to a cell into its Execution, interrupting or restarting as needed. */
+  private async settle(
+    outcome: Outcome,
+    pending: Promise<Record<string, unknown>>,
+    timeoutMs: number,
+    elapsed: () => number,
+  ): Promise<Execution> {
+    if (this.disposed) throw new KernelClosedError(this.session);
+    if (outcome.kind === 'reply') return toExecution(outcome.reply, elapsed());
+    if (outcome.kind === 'lost') return hostFailure({ name: 'OutputTooLarge', value: outcome.message, traceback: '' }, elapsed());
+    if (outcome.kind === 'closed') {
+      const restarted = await this.recover('died');
+      return { ...hostFailure(deathError(restarted, this.options.limits), elapsed()), restarted };
+    }
+    const stopped: ExecutionError =
+      outcome.kind === 'timeout'
+        ? {
+            name: 'TimeoutError',
+            value: `The cell ran longer than ${timeoutMs} ms and was interrupted. Raise the limit with the run option timeoutMs (default TALLY_CELL_TIMEOUT_MS).`,
+            traceback: '',
+          }
+        : { name: 'Cancelled', value: 'The cell was cancelled.', traceback: '' };
+    await this.signal('SIGINT');
+    const second = await this.wait(pending, this.options.interruptGraceMs ?? 2000, undefined);
+    if (this.disposed) throw new KernelClosedError(this.session);
+    if (second.kind === 'reply') {
+      const execution = toExecution(second.reply, elapsed());
+      if (!execution.error) return execution; // it finished just as the limit struck
+      return { ...execution, error: { ...stopped, traceback: execution.error.traceback }, timedOut: outcome.kind === 'timeout' };
+    }
+    const restarted = await this.recover(second.kind === 'closed' ? 'died' : 'unresponsive');
+    const value = `${stopped.value} The kernel did not stop when interrupted, so it was restarted and ${restarted.replayedCells} earlier cells were replayed.`;
+    return { ...hostFailure({ ...stopped, value }, elapsed()), timedOut: outcome.kind === 'timeout', restarted };
+  }
+
+  private wait(pending: Promise<Record<string, unknown>>, ms: number, signal: AbortSignal | undefined): Promise<Outcome> {
+    return new Promise<Outcome>((resolve) => {
+      const finish = (outcome: Outcome) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        resolve(outcome);
+      };
+      const timer = setTimeout(() => finish({ kind: 'timeout' }), ms);
+      const onAbort = () => finish({ kind: 'aborted' });
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
+      pending.then(
+        (reply) => finish({ kind: 'reply', reply }),
+        (error: unknown) =>
+          finish(error instanceof ChannelClosedError ? { kind: 'closed' } : { kind: 'lost', message: String(error) }),
+      );
+    });
+  }
+
+  private async signal(name: 'SIGINT' | 'SIGKILL'): Promise<void> {
+    await this.container.kill({ signal: name }).catch(() => {}); // not running: nothing to signal
+  }
+
+  /** Stops what is left of the process, starts a fresh one, and replays the journal. */
+  private async recover(reason: KernelRestart['reason']): Promise<KernelRestart> {
+    this.assertOpen();
+    await this.signal('SIGKILL');
+    await this.container.wait().catch(() => {});
+    const state = (await this.container.inspect()).State;
+    this.channel?.close('restarting');
+    this.options.logger.warn({ sessionId: this.session, reason, exitCode: state.ExitCode }, 'restarting kernel');
+    await this.boot();
+    let replayed = 0;
+    for (const code of this.journal) {
+      const pending = this.request(code, REPLAY_OUTPUT_LIMIT);
+      const outcome = await this.wait(pending, this.options.cellTimeoutMs, undefined);
+      if (outcome.kind !== 'reply') {
+        await this.signal('SIGKILL');
+        await this.container.wait().catch(() => {});
+        await this.boot();
+        break;
+      }
+      if (!outcome.reply.error) replayed += 1;
+    }
+    const killedByUs = reason !== 'died';
+    return {
+      reason,
+      ...(killedByUs ? {} : { exitCode: state.ExitCode }),
+      oomLikely: state.OOMKilled || (!killedByUs && state.ExitCode === 137),
+      replayedCells: replayed,
+      failedReplays: this.journal.length - replayed,
+    };
+  }
+}
+
+function deathError(restart: KernelRestart, limits: SandboxLimits): ExecutionError {
+  const cause = restart.oomLikely
+    ? `it ran out of memory (the sandbox has ${limits.memoryMb} MB; TALLY_SANDBOX_MEMORY_MB raises it)`
+    : `its process exited with code ${restart.exitCode ?? 'unknown'}`;
+  const state =
+    restart.failedReplays === 0
+      ? `${restart.replayedCells} earlier cells were replayed, so their variables are back`
+      : `${restart.replayedCells} earlier cells were replayed and ${restart.failedReplays} failed, so some variables may be missing`;
+  return { name: 'KernelDied', value: `The kernel died while running this cell: ${cause}. It was restarted; ${state}.`, traceback: '' };
+}

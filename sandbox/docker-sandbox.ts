@@ -1,0 +1,152 @@
+/**
+ * The Sandbox port on a Docker engine: one kernel per session, a warm pool, idle kernels disposed
+ * after a TTL, and this instance's orphans (containers and workspaces) reaped at start-up.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
+import type Docker from 'dockerode';
+import { SandboxEngineUnavailableError, SandboxImageMissingError } from '../src/errors.js';
+import type { Logger } from '../src/logger.js';
+import type { Kernel, Sandbox } from '../src/ports/sandbox.js';
+import { LABELS, type SandboxLimits } from './container-spec.js';
+import { DockerKernel } from './docker-kernel.js';
+import { WarmPool } from './warm-pool.js';
+import { Workspace } from './workspace.js';
+
+export interface DockerSandboxOptions {
+  docker: Docker;
+  /** Image reference, e.g. the content-hashed `tally-sandbox:<hash>`. */
+  image: string;
+  /** Names this process's containers; start-up removes containers left by an earlier run of it. */
+  instance: string;
+  /** Host folder that holds one workspace folder per kernel. */
+  workspaceRoot: string;
+  limits: SandboxLimits;
+  /** Kernels kept started and ready. 0 disables the pool. */
+  poolSize: number;
+  /** Kernels idle this long are disposed. */
+  idleTtlMs: number;
+  cellTimeoutMs: number;
+  outputLimitBytes: number;
+  interruptGraceMs?: number;
+  logger: Logger;
+}
+
+const POOL_SESSION = 'pool';
+
+export class DockerSandbox implements Sandbox {
+  private readonly live = new Map<string, DockerKernel>();
+  private readonly starting = new Map<string, Promise<DockerKernel>>();
+  private readonly pool: WarmPool;
+  private sweeper: NodeJS.Timeout | undefined;
+
+  private constructor(private readonly options: DockerSandboxOptions) {
+    this.pool = new WarmPool(options.poolSize, () => this.startKernel(POOL_SESSION), options.logger);
+  }
+
+  /** Checks the engine and the image, reaps orphans, and starts filling the warm pool. */
+  static async start(options: DockerSandboxOptions): Promise<DockerSandbox> {
+    await options.docker.ping().catch((error: unknown) => {
+      throw new SandboxEngineUnavailableError(describeEndpoint(options.docker), error);
+    });
+    await options.docker
+      .getImage(options.image)
+      .inspect()
+      .catch(() => {
+        throw new SandboxImageMissingError(options.image);
+      });
+    const sandbox = new DockerSandbox(options);
+    await sandbox.reapOrphans();
+    sandbox.pool.fill();
+    const every = Math.max(1000, Math.min(60_000, Math.floor(options.idleTtlMs / 2)));
+    sandbox.sweeper = setInterval(() => void sandbox.sweep(), every);
+    sandbox.sweeper.unref();
+    return sandbox;
+  }
+
+  /** Kernels that belong to sessions now (not counting the pool). */
+  get sessions(): ReadonlyMap<string, DockerKernel> {
+    return this.live;
+  }
+
+  get warmPool(): WarmPool {
+    return this.pool;
+  }
+
+  acquire(sessionId: string): Promise<Kernel> {
+    const current = this.live.get(sessionId);
+    if (current && !current.isDisposed) return Promise.resolve(current);
+    const pending = this.starting.get(sessionId);
+    if (pending) return pending;
+    const starting = (async () => {
+      const pooled = this.pool.take();
+      const kernel = pooled ?? (await this.startKernel(sessionId));
+      kernel.adopt(sessionId);
+      this.live.set(sessionId, kernel);
+      return kernel;
+    })().finally(() => this.starting.delete(sessionId));
+    this.starting.set(sessionId, starting);
+    return starting;
+  }
+
+  /** Disposes kernels idle for longer than the TTL. Runs on a timer; callable directly. */
+  async sweep(now = Date.now()): Promise<number> {
+    const idle = [...this.live.values()].filter(
+      (kernel) => !kernel.isBusy && now - kernel.lastActiveAt > this.options.idleTtlMs,
+    );
+    await Promise.all(idle.map((kernel) => kernel.dispose()));
+    if (idle.length > 0) this.options.logger.info({ count: idle.length }, 'disposed idle kernels');
+    return idle.length;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    await Promise.allSettled(this.starting.values());
+    await this.pool.close();
+    await Promise.all([...this.live.values()].map((kernel) => kernel.dispose()));
+  }
+
+  private async startKernel(sessionId: string): Promise<DockerKernel> {
+    const kernelId = randomBytes(6).toString('hex');
+    const workspace = await Workspace.create(this.options.workspaceRoot, kernelId);
+    const logger = this.options.logger.child({ kernelId });
+    try {
+      return await DockerKernel.start({
+        docker: this.options.docker,
+        image: this.options.image,
+        instance: this.options.instance,
+        kernelId,
+        sessionId,
+        workspace,
+        limits: this.options.limits,
+        cellTimeoutMs: this.options.cellTimeoutMs,
+        outputLimitBytes: this.options.outputLimitBytes,
+        ...(this.options.interruptGraceMs === undefined ? {} : { interruptGraceMs: this.options.interruptGraceMs }),
+        logger,
+        onDispose: (kernel) => {
+          if (this.live.get(kernel.sessionId) === kernel) this.live.delete(kernel.sessionId);
+        },
+      });
+    } catch (error) {
+      await workspace.remove();
+      throw error;
+    }
+  }
+
+  private async reapOrphans(): Promise<void> {
+    const { docker, instance, workspaceRoot, logger } = this.options;
+    const orphans = await docker.listContainers({
+      all: true,
+      filters: { label: [`${LABELS.managed}=true`, `${LABELS.instance}=${instance}`] },
+    });
+    await Promise.all(orphans.map((info) => docker.getContainer(info.Id).remove({ force: true }).catch(() => {})));
+    await rm(workspaceRoot, { recursive: true, force: true });
+    await mkdir(workspaceRoot, { recursive: true, mode: 0o711 });
+    if (orphans.length > 0) logger.info({ count: orphans.length }, 'removed orphaned sandbox containers');
+  }
+}
+
+function describeEndpoint(docker: Docker): string {
+  const modem = docker.modem as { socketPath?: string; host?: string; port?: number };
+  return modem.socketPath ? `unix://${modem.socketPath}` : `tcp://${modem.host}:${modem.port}`;
+}

@@ -1,0 +1,56 @@
+"""How a cell's last expression and its matplotlib figures are shown to people and to the model."""
+
+import io
+import sys
+
+MAX_ROWS = 20
+MAX_COLUMNS = 20
+MAX_TEXT = 20000
+MAX_FIGURES = 10
+
+
+def _frame_text(value, pandas):
+    with pandas.option_context("display.width", 200, "display.max_colwidth", 60):
+        text = value.to_string(max_rows=MAX_ROWS, max_cols=MAX_COLUMNS)
+    rows, columns = value.shape
+    return f"{text}\n\n[{rows} rows x {columns} columns]", [rows, columns]
+
+
+def display(value):
+    """The value as {type, text, shape?}, like IPython's Out[n] but plain text."""
+    kind = type(value).__name__
+    shape = None
+    pandas = sys.modules.get("pandas")
+    if pandas is not None and isinstance(value, pandas.DataFrame):
+        text, shape = _frame_text(value, pandas)
+    elif pandas is not None and isinstance(value, pandas.Series):
+        with pandas.option_context("display.max_rows", MAX_ROWS, "display.width", 200):
+            text = repr(value)
+        shape = [len(value)]
+        if len(value) > MAX_ROWS:
+            text += f"\n[{len(value)} rows]"
+    else:
+        text = repr(value)
+    if len(text) > MAX_TEXT:
+        text = text[: MAX_TEXT // 2] + f"\n... [{len(text) - MAX_TEXT} characters omitted] ...\n" + text[-MAX_TEXT // 2 :]
+    shown = {"type": kind, "text": text}
+    if shape is not None:
+        shown["shape"] = shape
+    return shown
+
+
+def collect_figures(encode):
+    """Every open matplotlib figure as PNG (encoded by `encode`), then closes them all."""
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is None:
+        return [], 0
+    numbers = pyplot.get_fignums()
+    figures = []
+    for number in numbers[:MAX_FIGURES]:
+        figure = pyplot.figure(number)
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
+        width, height = figure.get_size_inches() * 100
+        figures.append({"png": encode(buffer.getvalue()), "width": int(width), "height": int(height)})
+    pyplot.close("all")
+    return figures, max(0, len(numbers) - MAX_FIGURES)

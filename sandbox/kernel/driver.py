@@ -1,0 +1,182 @@
+"""tally kernel driver: one long-lived Python namespace per sandbox, spoken to over the container's
+stdin/stdout as JSON lines (protocol v1).
+
+Requests (one per line):  {"v":1,"id":"c1","op":"run","code":"...","outputLimitBytes":65536}
+                          {"v":1,"id":"p1","op":"ping"}
+Replies (framed "\\n" + JSON + "\\n", so stray bytes on the channel cannot merge into a reply):
+                          {"v":1,"type":"ready",...} once at start-up, then one "result"/"pong" per request.
+
+The protocol streams are private duplicates; fds 0, 1 and 2 are pointed at /dev/null and capture
+files, so user code and its subprocesses write into the cell's output, never into the protocol.
+"""
+
+import ast
+import base64
+import builtins
+import json
+import linecache
+import os
+import shutil
+import signal
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from capture import CappedBuffer, CaptureStream, FdCapture  # noqa: E402
+from display import collect_figures, display  # noqa: E402
+from tracebacks import CELL_PREFIX, describe  # noqa: E402
+
+PROTOCOL = 1
+MAIN_PID = os.getpid()
+DEFAULT_OUTPUT_LIMIT = 64 * 1024
+
+
+class Channel:
+    def __init__(self):
+        self.incoming = os.fdopen(os.dup(0), "rb")
+        self.outgoing = os.dup(1)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+
+    def send(self, message):
+        if os.getpid() != MAIN_PID:  # a forked child of user code never speaks for the kernel
+            os._exit(0)
+        data = b"\n" + json.dumps({"v": PROTOCOL, **message}, ensure_ascii=True, separators=(",", ":")).encode() + b"\n"
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(self.outgoing, view)
+                view = view[written:]
+        except OSError:
+            os._exit(70)  # the channel is gone (user code closed it); dying lets the host restart us
+
+    def receive(self):
+        line = self.incoming.readline()
+        if not line:
+            os._exit(0)  # the host hung up
+        return json.loads(line)
+
+
+class Kernel:
+    def __init__(self, channel):
+        self.channel = channel
+        self.namespace = {"__name__": "__main__", "__builtins__": builtins}
+        self.count = 0
+        self.running = False
+        tmp = os.environ.get("TMPDIR", "/tmp")
+        self.fd_out = FdCapture(1, os.path.join(tmp, ".tally-fd1"))
+        self.fd_err = FdCapture(2, os.path.join(tmp, ".tally-fd2"))
+        self.fd_out.reattach()
+        self.fd_err.reattach()
+
+    def on_interrupt(self, signum, frame):
+        # SIGINT from the host means "stop this cell"; between cells it means nothing.
+        if self.running:
+            raise KeyboardInterrupt
+
+    def compile_cell(self, code):
+        self.count += 1
+        filename = f"{CELL_PREFIX}{self.count}>"
+        linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+        tree = ast.parse(code, filename, "exec")
+        last = None
+        if tree.body and isinstance(tree.body[-1], ast.Expr) and not code.rstrip().endswith(";"):
+            last = ast.Expression(tree.body.pop().value)
+        body = compile(tree, filename, "exec")
+        return body, (compile(last, filename, "eval") if last is not None else None)
+
+    def run(self, request):
+        limit = int(request.get("outputLimitBytes") or DEFAULT_OUTPUT_LIMIT)
+        out, err = CappedBuffer(limit), CappedBuffer(limit)
+        reply = {"type": "result", "id": request.get("id"), "result": None, "error": None}
+        started = time.perf_counter()
+        self.fd_out.reattach()
+        self.fd_err.reattach()
+        saved = sys.stdout, sys.stderr, sys.stdin
+        sys.stdout, sys.stderr = CaptureStream(out, 1), CaptureStream(err, 2)
+        stdin = sys.stdin = open(os.devnull)  # input() gets EOF instead of reading the protocol
+        signal.signal(signal.SIGINT, self.on_interrupt)
+        value = None
+        try:
+            body, last = self.compile_cell(request.get("code", ""))
+            self.running = True
+            exec(body, self.namespace)
+            if last is not None:
+                value = eval(last, self.namespace)
+            self.running = False
+        except BaseException as error:  # noqa: BLE001 - user errors are data, including SystemExit
+            self.running = False
+            if os.getpid() != MAIN_PID:
+                os._exit(1)
+            reply["error"] = describe(error)
+        finally:
+            self.running = False
+            stdin.close()
+            sys.stdout, sys.stderr, sys.stdin = saved
+        if os.getpid() != MAIN_PID:
+            os._exit(0)
+        try:
+            if value is not None and reply["error"] is None:
+                self.namespace["_"] = value
+                reply["result"] = display(value)
+            figures, dropped = collect_figures(lambda png: base64.b64encode(png).decode("ascii"))
+            reply["figures"] = figures
+            reply["figuresDropped"] = dropped
+        except BaseException as error:  # noqa: BLE001 - a broken __repr__ is the user's error too
+            reply["error"] = reply["error"] or describe(error)
+            reply.setdefault("figures", [])
+        self.fd_out.collect(out)
+        self.fd_err.collect(err)
+        reply.update(
+            stdout=out.text(),
+            stderr=err.text(),
+            stdoutBytes=out.total,
+            stderrBytes=err.total,
+            durationMs=round((time.perf_counter() - started) * 1000, 3),
+        )
+        return reply
+
+
+def preload():
+    """Imports the analysis stack once, so cells start fast. Module names come from TALLY_PRELOAD."""
+    cache = "/opt/tally/mplconfig"
+    target = os.environ.get("MPLCONFIGDIR")
+    if target and os.path.isdir(cache) and not os.path.exists(target):
+        shutil.copytree(cache, target)
+    loaded = []
+    for name in filter(None, os.environ.get("TALLY_PRELOAD", "").split(",")):
+        try:
+            __import__(name.strip())
+            loaded.append(name.strip())
+        except Exception as error:  # noqa: BLE001 - a missing module is reported, not fatal
+            print(f"tally driver: cannot preload {name}: {error}", file=sys.__stderr__)
+    return loaded
+
+
+def main():
+    channel = Channel()
+    os.chdir(os.environ.get("TALLY_WORKSPACE", "/workspace"))
+    loaded = preload()
+    kernel = Kernel(channel)
+    signal.signal(signal.SIGINT, kernel.on_interrupt)
+    channel.send({"type": "ready", "pid": os.getpid(), "python": sys.version.split()[0], "preloaded": loaded})
+    while True:
+        try:
+            request = channel.receive()
+            op = request.get("op")
+            if op == "run":
+                channel.send(kernel.run(request))
+            elif op == "ping":
+                channel.send({"type": "pong", "id": request.get("id")})
+            else:
+                channel.send({"type": "failure", "id": request.get("id"), "message": f"unknown op {op!r}"})
+        except KeyboardInterrupt:
+            continue  # an interrupt that arrived just after a cell ended
+        except ValueError as error:
+            channel.send({"type": "failure", "id": None, "message": f"bad request: {error}"})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,95 @@
+/**
+ * The only reader of the environment: one zod schema, every problem reported at once, each
+ * message naming the variable to change.
+ */
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { type ConfigIssue, ConfigError } from './errors.js';
+
+const count = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const schema = z.object({
+  TALLY_HOME: z.string().min(1).default('.tally'),
+  TALLY_INSTANCE: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_.-]{0,62}$/i, 'letters, digits, dot, dash or underscore')
+    .default('default'),
+  LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  DOCKER_HOST: z
+    .string()
+    .regex(/^(unix|tcp):\/\/.+/, 'use unix:///path/to/docker.sock or tcp://host:port')
+    .optional(),
+  TALLY_SANDBOX_IMAGE: z.string().min(1).optional(),
+  TALLY_SANDBOX_MEMORY_MB: count(1024),
+  TALLY_SANDBOX_CPUS: z.coerce.number().positive().max(64).default(1),
+  TALLY_SANDBOX_PIDS: count(256),
+  TALLY_SANDBOX_TMP_MB: count(256),
+  TALLY_SANDBOX_POOL_SIZE: z.coerce.number().int().min(0).max(32).default(1),
+  TALLY_SANDBOX_IDLE_TTL_MS: count(30 * 60_000),
+  TALLY_CELL_TIMEOUT_MS: count(120_000),
+  TALLY_OUTPUT_LIMIT_BYTES: count(64 * 1024),
+});
+
+/** Where the Docker engine is: a unix socket, or a host and port over plain HTTP. */
+export type DockerEndpoint = { socketPath: string } | { host: string; port: number; protocol: 'http' };
+
+export interface SandboxSettings {
+  /** Image reference; undefined means the content-hashed tag built from `sandbox/`. */
+  image: string | undefined;
+  memoryMb: number;
+  cpus: number;
+  pidsLimit: number;
+  tmpMb: number;
+  poolSize: number;
+  idleTtlMs: number;
+  cellTimeoutMs: number;
+  outputLimitBytes: number;
+}
+
+export interface Config {
+  /** Data directory (workspaces, local store, demo output), absolute. */
+  home: string;
+  /** Names this process's containers, so start-up reaps only its own orphans. */
+  instance: string;
+  logLevel: string;
+  docker: DockerEndpoint;
+  sandbox: SandboxSettings;
+}
+
+function dockerEndpoint(value: string | undefined): DockerEndpoint {
+  if (value === undefined) return { socketPath: '/var/run/docker.sock' };
+  const url = new URL(value);
+  if (url.protocol === 'unix:') return { socketPath: url.pathname };
+  return { host: url.hostname, port: Number(url.port || 2375), protocol: 'http' };
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const issues: ConfigIssue[] = parsed.error.issues.map((issue) => ({
+      variable: String(issue.path[0] ?? '(environment)'),
+      message: issue.message,
+    }));
+    throw new ConfigError(issues);
+  }
+  const e = parsed.data;
+  const home = e.TALLY_HOME.startsWith('~/') ? resolve(homedir(), e.TALLY_HOME.slice(2)) : resolve(e.TALLY_HOME);
+  return {
+    home,
+    instance: e.TALLY_INSTANCE,
+    logLevel: e.LOG_LEVEL,
+    docker: dockerEndpoint(e.DOCKER_HOST),
+    sandbox: {
+      image: e.TALLY_SANDBOX_IMAGE,
+      memoryMb: e.TALLY_SANDBOX_MEMORY_MB,
+      cpus: e.TALLY_SANDBOX_CPUS,
+      pidsLimit: e.TALLY_SANDBOX_PIDS,
+      tmpMb: e.TALLY_SANDBOX_TMP_MB,
+      poolSize: e.TALLY_SANDBOX_POOL_SIZE,
+      idleTtlMs: e.TALLY_SANDBOX_IDLE_TTL_MS,
+      cellTimeoutMs: e.TALLY_CELL_TIMEOUT_MS,
+      outputLimitBytes: e.TALLY_OUTPUT_LIMIT_BYTES,
+    },
+  };
+}

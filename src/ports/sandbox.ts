@@ -1,0 +1,95 @@
+/**
+ * The sandbox port: a stateful Python kernel per session, isolated from the host.
+ * Implemented by `sandbox/docker-sandbox.ts`; the agent and sessions import only this file.
+ */
+
+/** The value of a cell's last expression, shown like IPython's `Out[n]` but as plain text. */
+export interface DisplayValue {
+  /** Python type name, e.g. `DataFrame`, `int`. */
+  type: string;
+  /** A readable rendering; DataFrames as a table followed by `[rows x columns]`. */
+  text: string;
+  /** `[rows, columns]` for DataFrames, `[length]` for Series. */
+  shape?: number[];
+}
+
+export interface Figure {
+  png: Buffer;
+  width: number;
+  height: number;
+}
+
+/** An exception raised by user code: data, never thrown. */
+export interface ExecutionError {
+  /** Exception class name, e.g. `KeyError`, or `TimeoutError` / `KernelDied` / `Cancelled` from the host. */
+  name: string;
+  value: string;
+  /** Traceback starting at the user's own code. */
+  traceback: string;
+}
+
+/** What happened when the kernel had to be restarted during a run. */
+export interface KernelRestart {
+  /** Why: the process died, it ignored an interrupt, or someone asked for a restart. */
+  reason: 'died' | 'unresponsive' | 'requested';
+  /** Exit code of the dead kernel, when known (137 usually means out of memory). */
+  exitCode?: number;
+  oomLikely: boolean;
+  /** Successful cells replayed from the journal to restore state. */
+  replayedCells: number;
+  /** Journal cells that failed on replay; state may be partial when non-zero. */
+  failedReplays: number;
+}
+
+export interface Execution {
+  stdout: string;
+  stderr: string;
+  /** Bytes written to each stream; more than the text holds when output was capped. */
+  stdoutBytes: number;
+  stderrBytes: number;
+  result?: DisplayValue;
+  figures: Figure[];
+  error?: ExecutionError;
+  durationMs: number;
+  /** Set when the kernel was interrupted because the cell ran past its timeout. */
+  timedOut: boolean;
+  /** Set when the kernel died or hung and was restarted with its journal replayed. */
+  restarted?: KernelRestart;
+}
+
+export interface RunOptions {
+  /** Wall-clock limit for this cell in ms; the cell is interrupted, the kernel kept. Default from config. */
+  timeoutMs?: number;
+  /** Per-stream output cap in bytes (head and tail kept). Default from config. */
+  outputLimitBytes?: number;
+  /** Aborts the cell like a timeout does. */
+  signal?: AbortSignal;
+  /** Record the cell in the journal when it succeeds, so a restarted kernel replays it. Default true. */
+  journal?: boolean;
+}
+
+export interface ReadFileOptions {
+  /** Refuse files larger than this. Default 64 MiB. */
+  maxBytes?: number;
+}
+
+export interface Kernel {
+  readonly sessionId: string;
+  run(code: string, options?: RunOptions): Promise<Execution>;
+  /** Writes a file into the session workspace; `path` is relative to it. */
+  writeFile(path: string, data: Uint8Array | string): Promise<void>;
+  readFile(path: string, options?: ReadFileOptions): Promise<Buffer>;
+  /** Interrupts the running cell, if any (SIGINT: the cell raises KeyboardInterrupt). */
+  interrupt(): Promise<void>;
+  /** Starts a fresh interpreter and replays the journal. */
+  restart(): Promise<KernelRestart>;
+  /** Removes the container and the workspace. Idempotent. */
+  dispose(): Promise<void>;
+}
+
+export interface Sandbox {
+  /** The session's kernel: the live one, else one from the warm pool, else a new one. */
+  acquire(sessionId: string): Promise<Kernel>;
+  /** Disposes every kernel and the pool. */
+  close(): Promise<void>;
+}
