@@ -289,7 +289,7 @@ export class DockerKernel implements Kernel {
     return {
       reason,
       ...(killedByUs ? {} : { exitCode: state.ExitCode }),
-      oomLikely: state.OOMKilled || (!killedByUs && state.ExitCode === 137),
+      oomLikely: state.OOMKilled,
       replayedCells: replayed,
       failedReplays: this.journal.length - replayed,
     };
@@ -299,7 +299,9 @@ export class DockerKernel implements Kernel {
 function deathError(restart: KernelRestart, limits: SandboxLimits): ExecutionError {
   const cause = restart.oomLikely
     ? `it ran out of memory (the sandbox has ${limits.memoryMb} MB; TALLY_SANDBOX_MEMORY_MB raises it)`
-    : `its process exited with code ${restart.exitCode ?? 'unknown'}`;
+    : restart.exitCode === 137
+      ? 'it was killed (exit 137, SIGKILL)'
+      : `its process exited with code ${restart.exitCode ?? 'unknown'}`;
   const state =
     restart.failedReplays === 0
       ? `${restart.replayedCells} earlier cells were replayed, so their variables are back`

@@ -13,6 +13,7 @@ files, so user code and its subprocesses write into the cell's output, never int
 import ast
 import base64
 import builtins
+import errno
 import json
 import linecache
 import os
@@ -25,6 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from capture import CappedBuffer, CaptureStream, FdCapture  # noqa: E402
 from display import collect_figures, display  # noqa: E402
+from reaper import reap_strays  # noqa: E402
 from tracebacks import CELL_PREFIX, describe  # noqa: E402
 
 PROTOCOL = 1
@@ -57,6 +59,12 @@ class Channel:
         if not line:
             os._exit(0)  # the host hung up
         return json.loads(line)
+
+
+def _out_of_processes(error):
+    # A fork that failed for lack of pid slots: whatever the cell forked must go, or the next cell
+    # cannot start a subprocess either.
+    return isinstance(error, BlockingIOError) and error.errno == errno.EAGAIN
 
 
 class Kernel:
@@ -111,6 +119,8 @@ class Kernel:
             if os.getpid() != MAIN_PID:
                 os._exit(1)
             reply["error"] = describe(error)
+            if isinstance(error, KeyboardInterrupt) or _out_of_processes(error):
+                reply["reaped"] = reap_strays()
         finally:
             self.running = False
             stdin.close()

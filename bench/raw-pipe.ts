@@ -1,0 +1,121 @@
+/**
+ * Anchor a, the floor: a bare Python loop in the same image and hardened container, reached over
+ * the same attached stdin/stdout stream (hijacked attach, demultiplexed) as the kernel channel.
+ * It evaluates one line and writes back its repr: no JSON, no output capture, no display.
+ */
+import { type Duplex, PassThrough } from 'node:stream';
+import { anchorSpec, withContainer } from './anchor-container.js';
+import { BIG_OUTPUT, type BenchSettings, COUNTS } from './bench-settings.js';
+import { sampleLatency } from './stats.js';
+
+const LOOP = `
+import sys
+namespace = {}
+sys.stdout.write("ready\\n")
+while True:
+    line = sys.stdin.readline()
+    if not line:
+        break
+    try:
+        value = eval(line, namespace)
+    except SyntaxError:
+        exec(line, namespace)
+        value = None
+    sys.stdout.write(repr(value) + "\\n")
+`;
+
+const REPLY_TIMEOUT_MS = 30_000;
+
+export interface RawPipeSamples {
+  trivialMs: number[];
+  bigOutputMs: number[];
+}
+
+/** Newline-separated replies, handed out in order. */
+class ReplyLines {
+  private partial: Buffer[] = [];
+  private readonly lines: Buffer[] = [];
+  private readonly waiters: Array<{ resolve: (line: Buffer) => void; reject: (error: Error) => void }> = [];
+  private ended: Error | undefined;
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, start)) {
+      this.partial.push(chunk.subarray(start, newline));
+      this.deliver(Buffer.concat(this.partial));
+      this.partial = [];
+      start = newline + 1;
+    }
+    if (start < chunk.length) this.partial.push(chunk.subarray(start));
+  }
+
+  end(error: Error): void {
+    this.ended = error;
+    for (const waiter of this.waiters.splice(0)) waiter.reject(error);
+  }
+
+  next(): Promise<Buffer> {
+    const line = this.lines.shift();
+    if (line !== undefined) return Promise.resolve(line);
+    if (this.ended) return Promise.reject(this.ended);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no reply within ${REPLY_TIMEOUT_MS} ms`)), REPLY_TIMEOUT_MS);
+      const settle = <T>(done: (value: T) => void) => (value: T) => {
+        clearTimeout(timer);
+        done(value);
+      };
+      this.waiters.push({ resolve: settle(resolve), reject: settle(reject) });
+    });
+  }
+
+  private deliver(line: Buffer): void {
+    const waiter = this.waiters.shift();
+    if (waiter) waiter.resolve(line);
+    else this.lines.push(line);
+  }
+}
+
+export function measureRawPipe(settings: BenchSettings): Promise<RawPipeSamples> {
+  const spec = anchorSpec(settings, { role: 'raw-pipe', cmd: ['python3', '-u', '-c', LOOP] });
+  return withContainer(settings.docker, spec, async (container) => {
+    const stream = (await container.attach({
+      stream: true,
+      stdin: true,
+      stdout: true,
+      stderr: true,
+      hijack: true,
+    })) as Duplex;
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let stderrTail = '';
+    settings.docker.modem.demuxStream(stream, stdout, stderr);
+    const replies = new ReplyLines();
+    stdout.on('data', (chunk: Buffer) => replies.push(chunk));
+    stderr.on('data', (chunk: Buffer) => {
+      stderrTail = (stderrTail + chunk.toString('utf8')).slice(-4096);
+    });
+    stream.on('end', () => replies.end(new Error(`the raw Python loop exited: ${stderrTail.trim()}`)));
+    try {
+      await container.start();
+      const ready = (await replies.next()).toString('utf8');
+      if (ready !== 'ready') throw new Error(`the raw Python loop said ${JSON.stringify(ready)} instead of ready`);
+      const roundTrip = async (expression: string, accept: (reply: Buffer) => boolean) => {
+        stream.write(`${expression}\n`);
+        const reply = await replies.next();
+        if (!accept(reply)) throw new Error(`the raw loop replied ${reply.length} bytes to ${expression}`);
+      };
+      const trivialMs = await sampleLatency(() => roundTrip('1', (reply) => reply.toString('utf8') === '1'), {
+        warmup: COUNTS.trivialWarmup,
+        iterations: COUNTS.trivialIterations,
+      });
+      const bigOutput = () => roundTrip(BIG_OUTPUT.expression, (reply) => reply.length >= BIG_OUTPUT.minBytes);
+      const bigOutputMs = await sampleLatency(bigOutput, {
+        warmup: COUNTS.bigOutputWarmup,
+        iterations: COUNTS.bigOutputIterations,
+      });
+      return { trivialMs, bigOutputMs };
+    } finally {
+      stream.destroy();
+    }
+  });
+}

@@ -1,0 +1,50 @@
+/** Latency samples and their summary: nearest-rank percentiles, the same for every metric. */
+
+export interface Summary {
+  samples: number;
+  p50Ms: number;
+  p95Ms: number;
+  meanMs: number;
+  minMs: number;
+  maxMs: number;
+}
+
+/** Nearest-rank percentile of sorted values: the smallest value with at least `p` percent at or below it. */
+function percentile(sorted: number[], p: number): number {
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[rank - 1] ?? Number.NaN;
+}
+
+const round = (ms: number) => Math.round(ms * 1000) / 1000;
+
+export function summarize(samplesMs: number[]): Summary {
+  if (samplesMs.length === 0) throw new Error('no samples to summarize');
+  const sorted = [...samplesMs].sort((a, b) => a - b);
+  const sum = sorted.reduce((total, value) => total + value, 0);
+  return {
+    samples: sorted.length,
+    p50Ms: round(percentile(sorted, 50)),
+    p95Ms: round(percentile(sorted, 95)),
+    meanMs: round(sum / sorted.length),
+    minMs: round(sorted[0] ?? Number.NaN),
+    maxMs: round(sorted[sorted.length - 1] ?? Number.NaN),
+  };
+}
+
+/** Wall-clock milliseconds `task` took. */
+export async function timed(task: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await task();
+  return performance.now() - started;
+}
+
+/** Runs `task` `warmup` times untimed, then `iterations` times timed, one after another. */
+export async function sampleLatency(
+  task: () => Promise<unknown>,
+  { warmup, iterations }: { warmup: number; iterations: number },
+): Promise<number[]> {
+  for (let index = 0; index < warmup; index += 1) await task();
+  const samples: number[] = [];
+  for (let index = 0; index < iterations; index += 1) samples.push(await timed(task));
+  return samples;
+}

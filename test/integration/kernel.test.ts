@@ -1,0 +1,223 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DockerKernel } from '../../sandbox/docker-kernel.js';
+import { KernelClosedError, WorkspacePathError } from '../../src/errors.js';
+import type { Kernel } from '../../src/ports/sandbox.js';
+import { docker } from '../support/docker.js';
+import { startTestSandbox, type TestSandbox } from '../support/sandbox-fixture.js';
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+let fixture: TestSandbox;
+let kernel: Kernel;
+
+beforeAll(async () => {
+  fixture = await startTestSandbox({ limits: { memoryMb: 384 } });
+  kernel = await fixture.sandbox.acquire('kernel-test');
+});
+afterAll(async () => fixture?.close());
+
+async function value(code: string): Promise<string | undefined> {
+  const execution = await kernel.run(code);
+  expect(execution.error).toBeUndefined();
+  return execution.result?.text;
+}
+
+describe('a session kernel', () => {
+  it('keeps state across cells', async () => {
+    await kernel.run('total = 40');
+    await kernel.run('total += 2');
+    expect(await value('total')).toBe('42');
+  });
+
+  it('shows the last expression like IPython, and a trailing semicolon hides it', async () => {
+    const execution = await kernel.run('print("side effect")\n{"a": 1}');
+    expect(execution.stdout).toBe('side effect\n');
+    expect(execution.result).toEqual({ type: 'dict', text: "{'a': 1}" });
+    expect((await kernel.run('1 + 1;')).result).toBeUndefined();
+    expect((await kernel.run('x = 5')).result).toBeUndefined();
+  });
+
+  it('shows a DataFrame as a readable table with its shape', async () => {
+    const execution = await kernel.run(
+      'import pandas as pd\ndf = pd.DataFrame({"tenure": range(1, 101), "churn": ["Yes", "No"] * 50})\ndf',
+    );
+    expect(execution.result?.type).toBe('DataFrame');
+    expect(execution.result?.shape).toEqual([100, 2]);
+    const text = execution.result?.text ?? '';
+    expect(text).toMatch(/tenure\s+churn/);
+    expect(text).toContain('[100 rows x 2 columns]');
+    expect(text.split('\n').length).toBeLessThan(30);
+  });
+
+  it('captures stderr, warnings and output of subprocesses', async () => {
+    const execution = await kernel.run(
+      'import sys, os, warnings\nprint("to stderr", file=sys.stderr)\nwarnings.warn("careful")\nos.system("echo from a subprocess")',
+    );
+    expect(execution.stderr).toContain('to stderr');
+    expect(execution.stderr).toContain('UserWarning: careful');
+    expect(execution.stdout).toContain('from a subprocess');
+  });
+
+  it('returns every open matplotlib figure as a PNG and closes them', async () => {
+    const execution = await kernel.run(
+      'import matplotlib.pyplot as plt\nplt.figure(figsize=(4, 3)); plt.plot([1, 3, 2])\nplt.figure(); plt.bar(["a", "b"], [2, 5]);',
+    );
+    expect(execution.error).toBeUndefined();
+    expect(execution.figures).toHaveLength(2);
+    for (const figure of execution.figures) {
+      expect(figure.png.subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
+      expect(figure.png.readUInt32BE(16)).toBeGreaterThan(100); // IHDR width
+      expect(figure.png.readUInt32BE(20)).toBeGreaterThan(100); // IHDR height
+    }
+    expect(execution.figures[0]?.width).toBe(400);
+    expect((await kernel.run('1')).figures).toHaveLength(0);
+  });
+
+  it('returns user errors as data with a traceback that starts in the cell', async () => {
+    const execution = await kernel.run('def ratio(a, b):\n    return a / b\n\nratio(1, 0)');
+    expect(execution.error?.name).toBe('ZeroDivisionError');
+    expect(execution.error?.value).toBe('division by zero');
+    expect(execution.error?.traceback).toMatch(/File "<cell-\d+>", line 4/);
+    expect(execution.error?.traceback).toContain('return a / b');
+    expect(execution.error?.traceback).not.toContain('driver.py');
+    const missing = await kernel.run('df["no_such_column"]');
+    expect(missing.error?.name).toBe('KeyError');
+    expect(missing.error?.value).toBe("'no_such_column'");
+    const syntax = await kernel.run('for x in');
+    expect(syntax.error?.name).toBe('SyntaxError');
+    expect(syntax.error?.traceback).toContain('for x in');
+    expect(await value('total')).toBe('42');
+  });
+
+  it('treats exit(), sys.exit() and input() as errors of the cell, not of the kernel', async () => {
+    expect((await kernel.run('import sys\nsys.exit(3)')).error?.name).toBe('SystemExit');
+    expect((await kernel.run('exit()')).error?.name).toBe('SystemExit');
+    expect((await kernel.run('input("name? ")')).error?.name).toBe('EOFError');
+    expect(await value('total')).toBe('42');
+  });
+
+  it('round-trips unicode in code, output and values', async () => {
+    const execution = await kernel.run('ville = "Zürich 東京 🚀"\nprint(ville)\nville');
+    expect(execution.stdout).toBe('Zürich 東京 🚀\n');
+    expect(execution.result?.text).toBe("'Zürich 東京 🚀'");
+    const frame = await kernel.run('pd.DataFrame({"città": ["Málaga", "Ørsted"]})');
+    expect(frame.result?.text).toContain('Ørsted');
+  });
+
+  it('caps output, keeping head and tail and saying how much was left out', async () => {
+    const execution = await kernel.run('print("HEAD" + "x" * 1_000_000 + "TAIL")', { outputLimitBytes: 10_000 });
+    expect(execution.stdoutBytes).toBe(1_000_009);
+    expect(execution.stdout.length).toBeLessThan(10_200);
+    expect(execution.stdout.startsWith('HEADxxx')).toBe(true);
+    expect(execution.stdout.trimEnd().endsWith('xxxTAIL')).toBe(true);
+    expect(execution.stdout).toMatch(/\[990\d+ bytes omitted; 1000009 bytes in all\]/);
+  });
+
+  it('interrupts a cell that runs past its timeout and keeps the variables', async () => {
+    await kernel.run('survivor = "still here"');
+    const execution = await kernel.run('import time\nfor _ in range(600):\n    time.sleep(0.05)', { timeoutMs: 1000 });
+    expect(execution.timedOut).toBe(true);
+    expect(execution.error?.name).toBe('TimeoutError');
+    expect(execution.error?.value).toContain('timeoutMs');
+    expect(execution.error?.traceback).toContain('time.sleep(0.05)');
+    expect(execution.restarted).toBeUndefined();
+    expect(await value('survivor')).toBe("'still here'");
+  });
+
+  it('restarts a kernel that ignores the interrupt, and replays the journal', async () => {
+    const execution = await kernel.run(
+      'import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    time.sleep(0.05)',
+      { timeoutMs: 1000 },
+    );
+    expect(execution.timedOut).toBe(true);
+    expect(execution.error?.name).toBe('TimeoutError');
+    expect(execution.restarted?.reason).toBe('unresponsive');
+    expect(execution.restarted?.replayedCells).toBeGreaterThan(3);
+    expect(await value('survivor')).toBe("'still here'");
+    expect(await value('total')).toBe('42');
+  });
+
+  it('cancels a running cell through an AbortSignal', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const execution = await kernel.run('import time\ntime.sleep(30)', { signal: controller.signal });
+    expect(execution.error?.name).toBe('Cancelled');
+    expect(execution.timedOut).toBe(false);
+    expect(await value('survivor')).toBe("'still here'");
+  });
+
+  it('interrupts on request', async () => {
+    const running = kernel.run('import time\ntime.sleep(30)');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await kernel.interrupt();
+    const execution = await running;
+    expect(execution.error?.name).toBe('KeyboardInterrupt');
+    expect(await value('survivor')).toBe("'still here'");
+  });
+
+  it('restarts after running out of memory and brings earlier variables back', async () => {
+    await kernel.run('before_oom = [1, 2, 3]');
+    const execution = await kernel.run("hog = b'x' * (2 * 1024**3)");
+    expect(execution.error?.name).toBe('KernelDied');
+    expect(execution.error?.value).toContain('out of memory');
+    expect(execution.error?.value).toContain('TALLY_SANDBOX_MEMORY_MB');
+    expect(execution.restarted).toMatchObject({ reason: 'died', exitCode: 137, oomLikely: true, failedReplays: 0 });
+    expect(await value('before_oom')).toBe('[1, 2, 3]');
+    expect(await value('df.shape')).toBe('(100, 2)');
+    expect((await kernel.run('hog')).error?.name).toBe('NameError');
+  });
+
+  it('notices a kernel that died between cells and restarts it before the next one', async () => {
+    // Not journaled: a replay would arm the timer again.
+    await kernel.run('import os, threading\nthreading.Timer(0.2, os._exit, [0]).start()', { journal: false });
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    const execution = await kernel.run('survivor.upper()');
+    expect(execution.result?.text).toBe("'STILL HERE'");
+    expect(execution.restarted).toMatchObject({ reason: 'died', exitCode: 0 });
+  });
+
+  it('restarts on request, replaying only cells that succeeded', async () => {
+    await kernel.run('half_done = 1\nraise ValueError("no")');
+    const restart = await kernel.restart();
+    expect(restart.reason).toBe('requested');
+    expect(restart.failedReplays).toBe(0);
+    expect(await value('survivor')).toBe("'still here'");
+    expect((await kernel.run('half_done')).error?.name).toBe('NameError');
+  });
+
+  it('runs concurrent calls one at a time, in order', async () => {
+    await kernel.run('order = []');
+    const runs = [1, 2, 3, 4].map((n) => kernel.run(`import time\ntime.sleep(0.05)\norder.append(${n})`));
+    for (const execution of await Promise.all(runs)) expect(execution.error).toBeUndefined();
+    expect(await value('order')).toBe('[1, 2, 3, 4]');
+  });
+
+  it('shares files with the host through the workspace only', async () => {
+    await kernel.writeFile('input.csv', 'a,b\n1,2\n3,4\n');
+    expect(await value('import pandas as pd\npd.read_csv("input.csv").b.sum()')).toBe('6');
+    await kernel.run('import os\nos.makedirs("out", exist_ok=True)\nopen("out/result.txt", "w").write("done")');
+    expect((await kernel.readFile('out/result.txt')).toString()).toBe('done');
+    await expect(kernel.readFile('../escape')).rejects.toBeInstanceOf(WorkspacePathError);
+    await expect(kernel.writeFile('/etc/passwd', 'x')).rejects.toBeInstanceOf(WorkspacePathError);
+    await expect(kernel.readFile('input.csv', { maxBytes: 4 })).rejects.toThrow(/maxBytes/);
+  });
+
+  it('refuses links planted in the workspace that point at host files', async () => {
+    await kernel.run('import os\nos.symlink("/etc/hostname", "host_file")\nos.symlink("/etc", "host_dir")');
+    await expect(kernel.readFile('host_file')).rejects.toBeInstanceOf(WorkspacePathError);
+    await expect(kernel.readFile('host_dir/hostname')).rejects.toBeInstanceOf(WorkspacePathError);
+    await expect(kernel.writeFile('host_file', 'overwrite')).rejects.toBeInstanceOf(WorkspacePathError);
+  });
+
+  it('is gone after dispose: container and workspace removed, runs refused', async () => {
+    const other = (await fixture.sandbox.acquire('to-dispose')) as DockerKernel;
+    await other.run('1');
+    const { containerId, workspacePath } = other;
+    await other.dispose();
+    await expect(docker.getContainer(containerId).inspect()).rejects.toMatchObject({ statusCode: 404 });
+    const { existsSync } = await import('node:fs');
+    expect(existsSync(workspacePath)).toBe(false);
+    await expect(other.run('1')).rejects.toBeInstanceOf(KernelClosedError);
+    await other.dispose();
+  });
+});
