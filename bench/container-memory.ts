@@ -12,6 +12,8 @@ export interface ContainerMemory {
   /** The memory_stats.stats field subtracted from usage, e.g. `total_inactive_file` (cgroup v1). */
   cacheField: string;
   cacheMib: number;
+  /** Anonymous memory (cgroup v1 total_rss, v2 anon), for context. */
+  anonymousMib: number | undefined;
 }
 
 /** Which page-cache field to subtract, in the order the docker CLI prefers them. */
@@ -28,11 +30,13 @@ export async function containerMemory(docker: Docker, containerId: string): Prom
   const fields = (stats.memory_stats.stats ?? {}) as unknown as Record<string, number | undefined>;
   const found = CACHE_FIELDS.find(({ field }) => typeof fields[field] === 'number');
   const cache = found === undefined ? 0 : (fields[found.field] ?? 0);
+  const anonymous = fields.total_rss ?? fields.anon;
   const round = (bytes: number) => Math.round((bytes / MIB) * 10) / 10;
   return {
     usageMib: round(cache < usage ? usage - cache : usage),
     rawUsageMib: round(usage),
     cacheField: found === undefined ? 'none' : `${found.field} (cgroup ${found.cgroup})`,
     cacheMib: round(cache),
+    anonymousMib: anonymous === undefined ? undefined : round(anonymous),
   };
 }

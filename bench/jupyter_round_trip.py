@@ -23,7 +23,7 @@ def run(client, code):
         if message["parent_header"].get("msg_id") != msg_id:
             continue
         kind = message["msg_type"]
-        if kind == "stream":
+        if kind == "stream" and message["content"]["name"] == "stdout":
             output.append(message["content"]["text"])
         elif kind == "execute_result":
             output.append(message["content"]["data"].get("text/plain", ""))

@@ -5,10 +5,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PRELOAD } from '../sandbox/container-spec.js';
 import type { DockerKernel } from '../sandbox/docker-kernel.js';
 import { DockerSandbox } from '../sandbox/docker-sandbox.js';
 import type { Kernel } from '../src/ports/sandbox.js';
-import { BIG_OUTPUT, type BenchSettings, COUNTS } from './bench-settings.js';
+import { type BenchSettings, BIG_OUTPUT, COUNTS } from './bench-settings.js';
 import { type ContainerMemory, containerMemory } from './container-memory.js';
 import { sampleLatency } from './stats.js';
 
@@ -71,6 +72,12 @@ async function runBigOutput(kernel: Kernel): Promise<void> {
   }
 }
 
+/** A cold start only means something if the driver really imported the analysis stack before "ready". */
+async function assertPreloaded(kernel: Kernel): Promise<void> {
+  const execution = await kernel.run(`import sys\nall(name in sys.modules for name in ${JSON.stringify(PRELOAD)})`);
+  if (execution.result?.text !== 'True') throw new Error(`the kernel had not preloaded ${PRELOAD.join(', ')}`);
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Cold starts on an empty pool; the last kernel then sits idle for the memory reading and runs the round trips. */
@@ -87,6 +94,7 @@ export function measureColdKernel(settings: BenchSettings): Promise<ColdKernelSa
     }
     if (kernel === undefined) throw new Error('no cold kernel was started');
     const idleKernel = kernel;
+    await assertPreloaded(idleKernel);
     await sleep(COUNTS.idleSettleMs);
     const idleMemory = await containerMemory(settings.docker, (idleKernel as DockerKernel).containerId);
     const trivialMs = await sampleLatency(() => runTrivial(idleKernel), {

@@ -5,7 +5,7 @@
  */
 import { type Duplex, PassThrough } from 'node:stream';
 import { anchorSpec, withContainer } from './anchor-container.js';
-import { BIG_OUTPUT, type BenchSettings, COUNTS } from './bench-settings.js';
+import { type BenchSettings, BIG_OUTPUT, COUNTS } from './bench-settings.js';
 import { sampleLatency } from './stats.js';
 
 const LOOP = `
@@ -60,11 +60,16 @@ class ReplyLines {
     if (this.ended) return Promise.reject(this.ended);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no reply within ${REPLY_TIMEOUT_MS} ms`)), REPLY_TIMEOUT_MS);
-      const settle = <T>(done: (value: T) => void) => (value: T) => {
-        clearTimeout(timer);
-        done(value);
-      };
-      this.waiters.push({ resolve: settle(resolve), reject: settle(reject) });
+      this.waiters.push({
+        resolve: (line) => {
+          clearTimeout(timer);
+          resolve(line);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      });
     });
   }
 

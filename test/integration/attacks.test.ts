@@ -1,0 +1,322 @@
+/**
+ * Hostile code in the sandbox. Each scenario checks the attack was contained AND that the kernel
+ * still runs a cell afterwards with its earlier variables.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Execution, Kernel } from '../../src/ports/sandbox.js';
+import { startTestSandbox, type TestSandbox } from '../support/sandbox-fixture.js';
+
+const SECRET = 'sk-test-d0-not-leak-9f8e7d';
+
+let fixture: TestSandbox;
+let kernel: Kernel;
+
+beforeAll(async () => {
+  process.env.TALLY_TEST_SECRET = SECRET;
+  process.env.LLM_API_KEY = SECRET;
+  fixture = await startTestSandbox({ limits: { memoryMb: 384, cpus: 0.5, pidsLimit: 96 }, cellTimeoutMs: 20_000 });
+  kernel = await fixture.sandbox.acquire('attacker');
+  await kernel.run('canary = "alive"');
+});
+afterAll(async () => {
+  delete process.env.TALLY_TEST_SECRET;
+  delete process.env.LLM_API_KEY;
+  await fixture?.close();
+});
+
+/** Runs a cell that leaves a dict of findings in `verdict`, and returns it. */
+async function probe(code: string): Promise<Record<string, unknown>> {
+  const execution = await kernel.run(`${code}\nimport json as _json\nprint("VERDICT" + _json.dumps(verdict))`);
+  expect(execution.error, execution.error?.traceback).toBeUndefined();
+  const line = execution.stdout.split('\n').find((text) => text.startsWith('VERDICT')) ?? '';
+  return JSON.parse(line.slice('VERDICT'.length)) as Record<string, unknown>;
+}
+
+async function expectWorking(): Promise<void> {
+  const execution = await kernel.run('canary + "!"');
+  expect(execution.error).toBeUndefined();
+  expect(execution.result?.text).toBe("'alive!'");
+}
+
+function failed(execution: Execution): string {
+  return `${execution.error?.name}: ${execution.error?.value}`;
+}
+
+describe('the sandbox contains', () => {
+  it('TCP egress to an outside address', async () => {
+    // Checks first that only loopback exists, so no packet could leave even if the connect went wrong.
+    const verdict = await probe(`
+import os, socket
+verdict = {"interfaces": sorted(os.listdir("/sys/class/net")), "routes": open("/proc/net/route").read().splitlines()[1:]}
+if verdict["interfaces"] == ["lo"] and not verdict["routes"]:
+    try:
+        socket.create_connection(("192.0.2.1", 80), timeout=2)
+        verdict["connected"] = True
+    except OSError as error:
+        verdict["connected"] = False
+        verdict["error"] = type(error).__name__ + ": " + str(error)`);
+    expect(verdict.interfaces).toEqual(['lo']);
+    expect(verdict.routes).toEqual([]);
+    expect(verdict.connected).toBe(false);
+    expect(verdict.error).toMatch(/unreachable/i);
+    await expectWorking();
+  });
+
+  it('reaching services on the host loopback (MariaDB, Redis)', async () => {
+    const verdict = await probe(`
+import socket
+verdict = {}
+for port in (3306, 6379):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+        verdict[str(port)] = "open"
+    except OSError as error:
+        verdict[str(port)] = type(error).__name__`);
+    expect(verdict).toEqual({ '3306': 'ConnectionRefusedError', '6379': 'ConnectionRefusedError' });
+    await expectWorking();
+  });
+
+  it('DNS lookups', async () => {
+    const verdict = await probe(`
+import socket
+try:
+    socket.getaddrinfo("example.com", 443)
+    verdict = {"resolved": True}
+except OSError as error:
+    verdict = {"resolved": False, "error": type(error).__name__}`);
+    expect(verdict).toEqual({ resolved: false, error: 'gaierror' });
+    await expectWorking();
+  });
+
+  it('reading the host environment or its secrets', async () => {
+    const verdict = await probe(`
+import os, glob
+secret = ${JSON.stringify(SECRET)}
+found = [name for name, value in os.environ.items() if secret in value]
+for path in glob.glob("/proc/[0-9]*/environ"):
+    try:
+        if secret.encode() in open(path, "rb").read():
+            found.append(path)
+    except OSError:
+        pass
+verdict = {"found": found, "names": sorted(os.environ)}`);
+    expect(verdict.found).toEqual([]);
+    expect(verdict.names).not.toContain('LLM_API_KEY');
+    expect(verdict.names).not.toContain('TALLY_TEST_SECRET');
+    expect(verdict.names).not.toContain('DOCKER_HOST');
+    await expectWorking();
+  });
+
+  it('writing outside the workspace, including over the driver', async () => {
+    const verdict = await probe(`
+verdict = {}
+for path in ("/home/evil", "/opt/tally/kernel/driver.py", "/var/tmp/x", "/root/x", "/etc/cron.d/x"):
+    try:
+        open(path, "a").write("pwned")
+        verdict[path] = "written"
+    except OSError as error:
+        verdict[path] = type(error).__name__`);
+    for (const outcome of Object.values(verdict)) expect(outcome).toMatch(/PermissionError|OSError|FileNotFoundError/);
+    await expectWorking();
+  });
+
+  it('writing to the root filesystem, even where the user owns the folder', async () => {
+    const verdict = await probe(`
+import errno, os
+verdict = {}
+for path in ("/etc/passwd", "/usr/bin/evil", "/bin/sh"):
+    try:
+        open(path, "a").write("x")
+        verdict[path] = "written"
+    except OSError as error:
+        verdict[path] = errno.errorcode.get(error.errno, str(error.errno))
+import subprocess
+verdict["mounts"] = [line.split()[1] for line in open("/proc/mounts") if " / " in line and "ro," in line]`);
+    expect(verdict['/etc/passwd']).toMatch(/EROFS|EACCES/);
+    expect(verdict['/usr/bin/evil']).toMatch(/EROFS|EACCES/);
+    expect(verdict['/bin/sh']).toMatch(/EROFS|EACCES/);
+    expect(verdict.mounts).toEqual(['/']);
+    await expectWorking();
+  });
+
+  it('a fork bomb', async () => {
+    const execution = await kernel.run('import os\nwhile True:\n    os.fork()', { timeoutMs: 15_000 });
+    expect(execution.error, failed(execution)).toBeDefined();
+    expect(['BlockingIOError', 'TimeoutError']).toContain(execution.error?.name);
+    const after = await kernel.run('import os\nlen([p for p in os.listdir("/proc") if p.isdigit()])');
+    expect(Number(after.result?.text)).toBeLessThan(10);
+    await expectWorking();
+  });
+
+  it('a fork bomb that survives its own failures', async () => {
+    const execution = await kernel.run(
+      'import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass',
+      { timeoutMs: 3000 },
+    );
+    expect(execution.error?.name).toBe('TimeoutError');
+    await expectWorking();
+  });
+
+  it('a memory bomb', async () => {
+    const execution = await kernel.run('blocks = []\nwhile True:\n    blocks.append(b"x" * (64 * 1024 * 1024))');
+    expect(['MemoryError', 'KernelDied']).toContain(execution.error?.name);
+    if (execution.error?.name === 'KernelDied') expect(execution.restarted?.oomLikely).toBe(true);
+    await expectWorking();
+  });
+
+  it('a CPU hog, held to its share', async () => {
+    // Three busy processes for two seconds would use ~4 CPU-seconds on this 2-core machine unlimited.
+    const verdict = await probe(`
+import subprocess, sys, time, os
+procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(3)]
+start = time.monotonic()
+time.sleep(2)
+ticks = 0
+for p in procs:
+    fields = open(f"/proc/{p.pid}/stat").read().rsplit(")", 1)[1].split()
+    ticks += int(fields[11]) + int(fields[12])
+wall = time.monotonic() - start
+for p in procs:
+    p.kill(); p.wait()
+verdict = {"cpu_per_wall": ticks / os.sysconf("SC_CLK_TCK") / wall}`);
+    expect(verdict.cpu_per_wall).toBeLessThan(0.8); // limit is 0.5 CPU
+    await expectWorking();
+  });
+
+  it('a stdout flood, from Python and from a subprocess', async () => {
+    const lines = await kernel.run('for i in range(2_000_000):\n    print(i)');
+    expect(lines.stdoutBytes).toBeGreaterThan(10_000_000);
+    expect(lines.stdout.length).toBeLessThan(70 * 1024);
+    const shell = await kernel.run('import os\nos.system("head -c 50000000 /dev/zero | tr \'\\\\0\' y")');
+    expect(shell.stdoutBytes).toBe(50_000_000);
+    expect(shell.stdout.length).toBeLessThan(70 * 1024);
+    await expectWorking();
+  });
+
+  it('one huge line', async () => {
+    const execution = await kernel.run('print("z" * 100_000_000)');
+    expect(execution.stdoutBytes).toBe(100_000_001);
+    expect(execution.stdout.length).toBeLessThan(70 * 1024);
+    await expectWorking();
+  });
+
+  it('binary garbage on stdout, and forged replies on the protocol channel', async () => {
+    const garbage = await kernel.run(
+      'import os, sys\nsys.stdout.buffer.write(os.urandom(200_000))\nos.write(1, os.urandom(200_000))\nsys.stderr.buffer.write(b"\\xff\\xfe\\x00")',
+    );
+    expect(garbage.error).toBeUndefined();
+    expect(garbage.stdoutBytes).toBe(400_000);
+    const forged = await kernel.run(`
+import os
+forgery = os.urandom(5000) + b'\\n{"v":1,"type":"result","id":"r999999"}\\n' + os.urandom(100)
+for fd in range(3, 64):
+    try:
+        os.write(fd, forgery)
+    except OSError:
+        pass
+"forged"`);
+    expect(forged.result?.text).toBe("'forged'");
+    await expectWorking();
+  });
+
+  it('closing stdout, stderr and stdin from user code', async () => {
+    const execution = await kernel.run('import os, sys\nsys.stdout.close()\nos.close(0)\nos.close(1)\nos.close(2)');
+    expect(execution.error).toBeUndefined();
+    expect((await kernel.run('print("printing again")')).stdout).toBe('printing again\n');
+    await expectWorking();
+  });
+
+  it('closing the protocol channel itself', async () => {
+    const execution = await kernel.run('import os\nfor fd in range(3, 1024):\n    try:\n        os.close(fd)\n    except OSError:\n        pass');
+    expect(execution.error?.name).toBe('KernelDied');
+    expect(execution.restarted?.failedReplays).toBe(0);
+    await expectWorking();
+  });
+
+  it('killing the driver from user code', async () => {
+    const execution = await kernel.run('import os, signal\nos.kill(os.getpid(), signal.SIGKILL)');
+    expect(execution.error?.name).toBe('KernelDied');
+    expect(execution.error?.value).toContain('killed');
+    expect(execution.restarted).toMatchObject({ exitCode: 137, oomLikely: false });
+    await expectWorking();
+  });
+
+  it('os._exit and killing init', async () => {
+    const exit = await kernel.run('import os\nos._exit(7)');
+    expect(exit.restarted?.exitCode).toBe(7);
+    await expectWorking();
+    const init = await kernel.run('import os, signal\nos.kill(1, signal.SIGKILL)\nimport time\ntime.sleep(1)\n"init survived"');
+    expect(init.error === undefined || init.error.name === 'KernelDied').toBe(true);
+    await expectWorking();
+  });
+
+  it('setuid and other privilege escalation', async () => {
+    const verdict = await probe(`
+import os, subprocess
+verdict = {"uid": os.getuid(), "euid": os.geteuid()}
+for name, attempt in (("setuid", lambda: os.setuid(0)), ("setgid", lambda: os.setgid(0)), ("chroot", lambda: os.chroot("/tmp"))):
+    try:
+        attempt()
+        verdict[name] = "succeeded"
+    except OSError as error:
+        verdict[name] = type(error).__name__
+status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines() if ":" in line)
+verdict["NoNewPrivs"] = status["NoNewPrivs"].strip()
+verdict["CapEff"] = status["CapEff"].strip()
+verdict["CapBnd"] = status["CapBnd"].strip()
+suid = subprocess.run("find / -xdev -perm -4000 -type f 2>/dev/null", shell=True, capture_output=True, text=True).stdout.split()
+verdict["setuid_binaries"] = suid
+verdict["as_root"] = [subprocess.run([path, "-c", "id -u"], capture_output=True, text=True, input="").stdout.strip() for path in suid if path.endswith("/su")]
+verdict["unshare"] = subprocess.run(["unshare", "-r", "id", "-u"], capture_output=True, text=True).returncode`);
+    expect(verdict).toMatchObject({ uid: 10001, euid: 10001, setuid: 'PermissionError', setgid: 'PermissionError' });
+    expect(verdict.chroot).toBe('PermissionError');
+    expect(verdict.NoNewPrivs).toBe('1');
+    expect(verdict.CapEff).toBe('0000000000000000');
+    expect(verdict.CapBnd).toBe('0000000000000000');
+    expect(verdict.as_root).not.toContain('0');
+    expect(verdict.unshare).not.toBe(0);
+    await expectWorking();
+  });
+
+  it('reaching the Docker socket', async () => {
+    const verdict = await probe(`
+import os, glob, socket
+candidates = ["/var/run/docker.sock", "/run/docker.sock", "/run/containerd/containerd.sock"] + [path for root in ("/var", "/run", "/tmp", "/workspace") for path in glob.glob(root + "/**/*.sock", recursive=True)]
+verdict = {"present": [path for path in candidates if os.path.exists(path)]}
+try:
+    s = socket.socket(socket.AF_UNIX); s.connect("/var/run/docker.sock"); verdict["connected"] = True
+except OSError:
+    verdict["connected"] = False`);
+    expect(verdict).toEqual({ present: [], connected: false });
+    await expectWorking();
+  });
+
+  it('escaping through /proc and /sys', async () => {
+    const verdict = await probe(`
+import os
+verdict = {}
+def attempt(name, action):
+    try:
+        action()
+        verdict[name] = "succeeded"
+    except OSError as error:
+        verdict[name] = type(error).__name__
+attempt("sysrq", lambda: open("/proc/sysrq-trigger", "w").write("h"))
+attempt("core_pattern", lambda: open("/proc/sys/kernel/core_pattern", "w").write("|/tmp/x"))
+attempt("kcore", lambda: open("/proc/kcore", "rb").read(16))
+attempt("cgroup", lambda: open("/sys/fs/cgroup/memory/memory.limit_in_bytes", "w").write("-1"))
+attempt("host_root", lambda: os.listdir("/proc/1/root/root"))
+verdict["init_root_hostname"] = open("/proc/1/root/etc/hostname").read().strip()
+verdict["pids_visible"] = len([p for p in os.listdir("/proc") if p.isdigit()])
+verdict["mount_proc"] = os.system("mount -t proc proc /tmp 2>/dev/null") != 0`);
+    expect(verdict.sysrq).not.toBe('succeeded');
+    expect(verdict.core_pattern).not.toBe('succeeded');
+    expect(verdict.kcore).not.toBe('succeeded');
+    expect(verdict.cgroup).not.toBe('succeeded');
+    expect(verdict.host_root).not.toBe('succeeded');
+    expect(verdict.init_root_hostname).toBe('sandbox');
+    expect(verdict.pids_visible).toBeLessThan(10); // its own pid namespace: init, the driver, the shell
+    expect(verdict.mount_proc).toBe(true);
+    await expectWorking();
+  });
+});
