@@ -82,7 +82,8 @@ export function formatReport(results: BenchResults, rows: Row[], ratioLabels: Re
     ...latency,
     '',
     `idle session memory: ${idleMemory.usageMib.toFixed(1)} MiB ` +
-      `(usage ${idleMemory.rawUsageMib.toFixed(1)} MiB minus ${idleMemory.cacheField} ${idleMemory.cacheMib.toFixed(1)} MiB)`,
+      `(usage ${idleMemory.rawUsageMib.toFixed(1)} MiB minus ${idleMemory.cacheField} ${idleMemory.cacheMib.toFixed(1)} MiB` +
+      `${idleMemory.anonymousMib === undefined ? '' : `; of it anonymous ${idleMemory.anonymousMib.toFixed(1)} MiB`})`,
     '',
     ...ratios,
     '',

@@ -1,0 +1,117 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DockerSandbox } from '../../sandbox/docker-sandbox.js';
+import type { DockerKernel } from '../../sandbox/docker-kernel.js';
+import { SandboxEngineUnavailableError, SandboxImageMissingError } from '../../src/errors.js';
+import { createLogger } from '../../src/logger.js';
+import { containersOf, docker } from '../support/docker.js';
+import { startTestSandbox, type TestSandbox } from '../support/sandbox-fixture.js';
+
+let fixture: TestSandbox;
+
+beforeAll(async () => {
+  fixture = await startTestSandbox({ poolSize: 1, idleTtlMs: 60_000 });
+});
+afterAll(async () => fixture?.close());
+
+describe('the Docker sandbox', () => {
+  it('hands out a warm kernel with the analysis stack already imported, then refills the pool', async () => {
+    await fixture.sandbox.warmPool.settled();
+    expect(fixture.sandbox.warmPool.available).toBe(1);
+    const kernel = await fixture.sandbox.acquire('warm');
+    const modules = await kernel.run('import sys\nsorted(m for m in ("pandas", "numpy", "matplotlib.pyplot") if m in sys.modules)');
+    expect(modules.result?.text).toBe("['matplotlib.pyplot', 'numpy', 'pandas']");
+    await fixture.sandbox.warmPool.settled();
+    expect(fixture.sandbox.warmPool.available).toBe(1);
+  });
+
+  it('gives a session the same kernel every time and other sessions their own', async () => {
+    const first = await fixture.sandbox.acquire('alice');
+    expect(await fixture.sandbox.acquire('alice')).toBe(first);
+    const [again, other] = await Promise.all([fixture.sandbox.acquire('alice'), fixture.sandbox.acquire('bob')]);
+    expect(again).toBe(first);
+    expect(other).not.toBe(first);
+    await first.run('secret_of_alice = 1');
+    await first.writeFile('alice.txt', 'private');
+    expect((await other.run('secret_of_alice')).error?.name).toBe('NameError');
+    expect((await other.run('import os\nos.path.exists("alice.txt")')).result?.text).toBe('False');
+    expect(other.sessionId).toBe('bob');
+  });
+
+  it('runs each kernel hardened, as Docker itself reports it', async () => {
+    const kernel = (await fixture.sandbox.acquire('inspected')) as DockerKernel;
+    const info = await docker.getContainer(kernel.containerId).inspect();
+    const host = info.HostConfig;
+    expect(host.NetworkMode).toBe('none');
+    expect(host.ReadonlyRootfs).toBe(true);
+    expect(host.CapDrop).toEqual(['ALL']);
+    expect(host.CapAdd ?? []).toEqual([]);
+    expect(host.SecurityOpt).toContain('no-new-privileges');
+    expect(host.Privileged).toBe(false);
+    expect(host.Memory).toBe(512 * 1024 * 1024);
+    expect(host.MemorySwap).toBe(512 * 1024 * 1024);
+    expect(host.NanoCpus).toBe(1e9);
+    expect(host.PidsLimit).toBe(128);
+    expect(host.Binds).toEqual([`${kernel.workspacePath}:/workspace:rw`]);
+    expect(info.Mounts.map((mount) => mount.Destination).sort()).toEqual(['/workspace']);
+    expect(Object.keys(host.Tmpfs ?? {})).toEqual(['/tmp']);
+    expect(info.Config.User).toBe('10001:10001');
+    expect(info.Config.Env.some((entry) => entry.startsWith('DOCKER') || entry.includes('KEY'))).toBe(false);
+    expect(info.Config.Labels).toMatchObject({ 'tally.instance': fixture.instance, 'tally.managed': 'true' });
+    expect(JSON.stringify(info)).not.toContain('docker.sock');
+  });
+
+  it('disposes kernels idle past the TTL; the session then gets a fresh kernel', async () => {
+    const kernel = (await fixture.sandbox.acquire('idle')) as DockerKernel;
+    await kernel.run('left_behind = True');
+    expect(await fixture.sandbox.sweep(Date.now())).toBe(0);
+    const disposed = await fixture.sandbox.sweep(Date.now() + 61_000);
+    expect(disposed).toBeGreaterThanOrEqual(1);
+    expect(kernel.isDisposed).toBe(true);
+    await expect(docker.getContainer(kernel.containerId).inspect()).rejects.toMatchObject({ statusCode: 404 });
+    expect(existsSync(kernel.workspacePath)).toBe(false);
+    const fresh = await fixture.sandbox.acquire('idle');
+    expect(fresh).not.toBe(kernel);
+    expect((await fresh.run('left_behind')).error?.name).toBe('NameError');
+  });
+
+  it('reaps containers and workspaces an earlier run of the same instance left behind', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'tally-orphans-'));
+    const crashed = await startTestSandbox({ instance: `${fixture.instance}-orphans`, workspaceRoot: root });
+    const orphan = (await crashed.sandbox.acquire('left')) as DockerKernel;
+    expect(await containersOf(crashed.instance)).toHaveLength(1);
+    // No close(): the process "crashed". The next start of the same instance cleans up.
+    const restarted = await startTestSandbox({ instance: crashed.instance, workspaceRoot: root });
+    expect(await containersOf(crashed.instance)).toHaveLength(0);
+    expect(existsSync(orphan.workspacePath)).toBe(false);
+    await restarted.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('says which setting to change when no engine answers', async () => {
+    const start = DockerSandbox.start({
+      docker: new Docker({ socketPath: '/nonexistent/docker.sock' }),
+      image: 'anything',
+      instance: 'unreachable',
+      workspaceRoot: join(tmpdir(), 'never-created'),
+      limits: { memoryMb: 256, cpus: 1, pidsLimit: 64, tmpMb: 16 },
+      poolSize: 0,
+      idleTtlMs: 1000,
+      cellTimeoutMs: 1000,
+      outputLimitBytes: 1024,
+      logger: createLogger({ level: 'silent' }),
+    });
+    await expect(start).rejects.toBeInstanceOf(SandboxEngineUnavailableError);
+    await expect(start).rejects.toThrow(/DOCKER_HOST/);
+  });
+
+  it('says how to build the image when it is missing', async () => {
+    const start = startTestSandbox({ image: 'tally-sandbox:not-built' });
+    await expect(start).rejects.toBeInstanceOf(SandboxImageMissingError);
+    await expect(start).rejects.toThrow(/npm run setup.*TALLY_SANDBOX_IMAGE/);
+  });
+});
