@@ -6,7 +6,14 @@
 import type Docker from 'dockerode';
 import { KernelClosedError, KernelStartError } from '../src/errors.js';
 import type { Logger } from '../src/logger.js';
-import type { Execution, ExecutionError, Kernel, KernelRestart, ReadFileOptions, RunOptions } from '../src/ports/sandbox.js';
+import type {
+  Execution,
+  ExecutionError,
+  Kernel,
+  KernelRestart,
+  ReadFileOptions,
+  RunOptions,
+} from '../src/ports/sandbox.js';
 import { containerSpec, type SandboxLimits } from './container-spec.js';
 import { hostFailure, toExecution } from './execution.js';
 import { ChannelClosedError, KernelChannel } from './kernel-channel.js';
@@ -215,7 +222,8 @@ export class DockerKernel implements Kernel {
   ): Promise<Execution> {
     if (this.disposed) throw new KernelClosedError(this.session);
     if (outcome.kind === 'reply') return toExecution(outcome.reply, elapsed());
-    if (outcome.kind === 'lost') return hostFailure({ name: 'OutputTooLarge', value: outcome.message, traceback: '' }, elapsed());
+    if (outcome.kind === 'lost')
+      return hostFailure({ name: 'OutputTooLarge', value: outcome.message, traceback: '' }, elapsed());
     if (outcome.kind === 'closed') {
       const restarted = await this.recover('died');
       return { ...hostFailure(deathError(restarted, this.options.limits), elapsed()), restarted };
@@ -234,14 +242,22 @@ export class DockerKernel implements Kernel {
     if (second.kind === 'reply') {
       const execution = toExecution(second.reply, elapsed());
       if (!execution.error) return execution; // it finished just as the limit struck
-      return { ...execution, error: { ...stopped, traceback: execution.error.traceback }, timedOut: outcome.kind === 'timeout' };
+      return {
+        ...execution,
+        error: { ...stopped, traceback: execution.error.traceback },
+        timedOut: outcome.kind === 'timeout',
+      };
     }
     const restarted = await this.recover(second.kind === 'closed' ? 'died' : 'unresponsive');
     const value = `${stopped.value} The kernel did not stop when interrupted, so it was restarted and ${restarted.replayedCells} earlier cells were replayed.`;
     return { ...hostFailure({ ...stopped, value }, elapsed()), timedOut: outcome.kind === 'timeout', restarted };
   }
 
-  private wait(pending: Promise<Record<string, unknown>>, ms: number, signal: AbortSignal | undefined): Promise<Outcome> {
+  private wait(
+    pending: Promise<Record<string, unknown>>,
+    ms: number,
+    signal: AbortSignal | undefined,
+  ): Promise<Outcome> {
     return new Promise<Outcome>((resolve) => {
       const finish = (outcome: Outcome) => {
         clearTimeout(timer);
@@ -306,5 +322,9 @@ function deathError(restart: KernelRestart, limits: SandboxLimits): ExecutionErr
     restart.failedReplays === 0
       ? `${restart.replayedCells} earlier cells were replayed, so their variables are back`
       : `${restart.replayedCells} earlier cells were replayed and ${restart.failedReplays} failed, so some variables may be missing`;
-  return { name: 'KernelDied', value: `The kernel died while running this cell: ${cause}. It was restarted; ${state}.`, traceback: '' };
+  return {
+    name: 'KernelDied',
+    value: `The kernel died while running this cell: ${cause}. It was restarted; ${state}.`,
+    traceback: '',
+  };
 }

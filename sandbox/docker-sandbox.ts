@@ -139,7 +139,14 @@ export class DockerSandbox implements Sandbox {
       all: true,
       filters: { label: [`${LABELS.managed}=true`, `${LABELS.instance}=${instance}`] },
     });
-    await Promise.all(orphans.map((info) => docker.getContainer(info.Id).remove({ force: true }).catch(() => {})));
+    await Promise.all(
+      orphans.map((info) =>
+        docker
+          .getContainer(info.Id)
+          .remove({ force: true })
+          .catch(() => {}),
+      ),
+    );
     await rm(workspaceRoot, { recursive: true, force: true });
     await mkdir(workspaceRoot, { recursive: true, mode: 0o711 });
     if (orphans.length > 0) logger.info({ count: orphans.length }, 'removed orphaned sandbox containers');

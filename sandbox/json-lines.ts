@@ -49,18 +49,24 @@ export class JsonLineReader {
     this.chunks = [];
     this.length = 0;
     this.discarding = false;
-    if (discarded) return this.on.oversize(length);
+    if (discarded) {
+      this.on.oversize(length);
+      return;
+    }
     if (line.trim() === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      return this.on.garbage(line.slice(0, 200));
-    }
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-      this.on.message(value as Record<string, unknown>);
-    } else {
-      this.on.garbage(line.slice(0, 200));
-    }
+    const value = parseObject(line);
+    if (value === undefined) this.on.garbage(line.slice(0, 200));
+    else this.on.message(value);
+  }
+}
+
+function parseObject(line: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(line);
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
   }
 }

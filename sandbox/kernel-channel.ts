@@ -2,7 +2,7 @@
  * The host end of the driver protocol (see kernel/driver.py): one attached stdin/stdout stream per
  * container, JSON lines both ways, one reply per request matched by id.
  */
-import { PassThrough, type Duplex } from 'node:stream';
+import { type Duplex, PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
 import type { Logger } from '../src/logger.js';
 import { JsonLineReader } from './json-lines.js';

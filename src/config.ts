@@ -5,7 +5,7 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { type ConfigIssue, ConfigError } from './errors.js';
+import { ConfigError, type ConfigIssue } from './errors.js';
 
 const count = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 

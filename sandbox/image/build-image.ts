@@ -39,13 +39,24 @@ function main(): number {
   say(`building ${tag} on ${baseImage} (a few minutes the first time; log: ${logPath})`);
   const build = spawnSync(
     'docker',
-    ['build', '--build-arg', `BASE=${baseImage}`, '-t', tag, '-f', join(SANDBOX_DIR, 'image', 'Dockerfile'), SANDBOX_DIR],
+    [
+      'build',
+      '--build-arg',
+      `BASE=${baseImage}`,
+      '-t',
+      tag,
+      '-f',
+      join(SANDBOX_DIR, 'image', 'Dockerfile'),
+      SANDBOX_DIR,
+    ],
     { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env: { ...process.env, DOCKER_BUILDKIT: '0' } },
   );
   const log = createWriteStream(logPath);
   log.end(`${build.stdout ?? ''}${build.stderr ?? ''}`);
   if (build.status !== 0) {
-    say(`docker build failed; the last lines:\n${`${build.stdout}${build.stderr}`.trim().split('\n').slice(-15).join('\n')}`);
+    say(
+      `docker build failed; the last lines:\n${`${build.stdout}${build.stderr}`.trim().split('\n').slice(-15).join('\n')}`,
+    );
     return 1;
   }
   // Older builds of the image are dead weight once the new tag exists.

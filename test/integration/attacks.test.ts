@@ -227,7 +227,9 @@ for fd in range(3, 64):
   });
 
   it('closing the protocol channel itself', async () => {
-    const execution = await kernel.run('import os\nfor fd in range(3, 1024):\n    try:\n        os.close(fd)\n    except OSError:\n        pass');
+    const execution = await kernel.run(
+      'import os\nfor fd in range(3, 1024):\n    try:\n        os.close(fd)\n    except OSError:\n        pass',
+    );
     expect(execution.error?.name).toBe('KernelDied');
     expect(execution.restarted?.failedReplays).toBe(0);
     await expectWorking();
@@ -245,7 +247,9 @@ for fd in range(3, 64):
     const exit = await kernel.run('import os\nos._exit(7)');
     expect(exit.restarted?.exitCode).toBe(7);
     await expectWorking();
-    const init = await kernel.run('import os, signal\nos.kill(1, signal.SIGKILL)\nimport time\ntime.sleep(1)\n"init survived"');
+    const init = await kernel.run(
+      'import os, signal\nos.kill(1, signal.SIGKILL)\nimport time\ntime.sleep(1)\n"init survived"',
+    );
     expect(init.error === undefined || init.error.name === 'KernelDied').toBe(true);
     await expectWorking();
   });

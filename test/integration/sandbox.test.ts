@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DockerSandbox } from '../../sandbox/docker-sandbox.js';
 import type { DockerKernel } from '../../sandbox/docker-kernel.js';
+import { DockerSandbox } from '../../sandbox/docker-sandbox.js';
 import { SandboxEngineUnavailableError, SandboxImageMissingError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
 import { containersOf, docker } from '../support/docker.js';
@@ -23,7 +23,9 @@ describe('the Docker sandbox', () => {
     await fixture.sandbox.warmPool.settled();
     expect(fixture.sandbox.warmPool.available).toBe(1);
     const kernel = await fixture.sandbox.acquire('warm');
-    const modules = await kernel.run('import sys\nsorted(m for m in ("pandas", "numpy", "matplotlib.pyplot") if m in sys.modules)');
+    const modules = await kernel.run(
+      'import sys\nsorted(m for m in ("pandas", "numpy", "matplotlib.pyplot") if m in sys.modules)',
+    );
     expect(modules.result?.text).toBe("['matplotlib.pyplot', 'numpy', 'pandas']");
     await fixture.sandbox.warmPool.settled();
     expect(fixture.sandbox.warmPool.available).toBe(1);

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type DockerSandboxOptions, DockerSandbox } from '../../sandbox/docker-sandbox.js';
+import { DockerSandbox, type DockerSandboxOptions } from '../../sandbox/docker-sandbox.js';
 import { createLogger } from '../../src/logger.js';
 import { containersOf, docker, requireSandboxImage } from './docker.js';
 

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Idempotent set-up used by both README commands: Node packages, a Docker engine, the sandbox image.
+# Each step does nothing when its work is already done, and says what is missing when it cannot.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf 'tally setup: %s\n' "$*" >&2; }
+
+if ! command -v node >/dev/null 2>&1 || ! node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)'; then
+  say "Node.js 20 or newer is needed (found: $(node --version 2>/dev/null || echo none)). Install it from https://nodejs.org or your package manager."
+  exit 1
+fi
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "installing npm packages"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+bash scripts/ensure-docker.sh
+npx --no-install tsx sandbox/image/build-image.ts

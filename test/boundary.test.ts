@@ -1,0 +1,85 @@
+/**
+ * Dependencies point inward (see ../shared/DESIGN.md §2): the core imports ports, not adapters or
+ * the sandbox; each vendor SDK is imported only where its port is implemented.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..');
+const COMPOSITION_ROOT = 'src/main.ts';
+
+function sources(folder: string): string[] {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.ts')) found.push(relative(ROOT, path));
+    }
+  };
+  if (existsSync(join(ROOT, folder))) walk(join(ROOT, folder));
+  return found;
+}
+
+function imports(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]/g)].map(
+    (match) => match[1] ?? '',
+  );
+}
+
+/** Where a relative import lands, as a repo-relative path. */
+function target(file: string, specifier: string): string {
+  return relative(ROOT, join(ROOT, file, '..', specifier));
+}
+
+const SDK_HOMES: Record<string, RegExp> = {
+  dockerode: /^(sandbox\/|src\/main\.ts$)/,
+  '@slack/bolt': /^adapters\/slack\//,
+  'discord.js': /^adapters\/discord\//,
+  openai: /^src\/llm\//,
+  mysql2: /^src\/db\//,
+};
+
+const product = [...sources('src'), ...sources('sandbox'), ...sources('adapters')];
+
+describe('import boundaries', () => {
+  it('keeps the core free of adapters and the sandbox implementation', () => {
+    const offenders = sources('src')
+      .filter((file) => file !== COMPOSITION_ROOT)
+      .flatMap((file) =>
+        imports(file)
+          .filter((specifier) => specifier.startsWith('.'))
+          .map((specifier) => [file, target(file, specifier)] as const)
+          .filter(([, path]) => path.startsWith('adapters/') || path.startsWith('sandbox/')),
+      );
+    expect(offenders).toEqual([]);
+  });
+
+  it('keeps ports free of implementations', () => {
+    const offenders = sources('src/ports').flatMap((file) =>
+      imports(file).filter((specifier) => !specifier.startsWith('./') && !specifier.startsWith('node:')),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('lets the sandbox use only ports, errors and the logger from the core', () => {
+    const offenders = sources('sandbox').flatMap((file) =>
+      imports(file)
+        .filter((specifier) => specifier.startsWith('.'))
+        .map((specifier) => target(file, specifier))
+        .filter((path) => path.startsWith('src/') && !/^src\/(ports\/|errors\.js$|logger\.js$)/.test(path)),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('imports each vendor SDK only where its port is implemented', () => {
+    const offenders = product.flatMap((file) =>
+      imports(file)
+        .filter((specifier) => specifier in SDK_HOMES && !SDK_HOMES[specifier]?.test(file))
+        .map((specifier) => `${file} imports ${specifier}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+});

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/errors.js';
+
+describe('loadConfig', () => {
+  it('runs on embedded defaults with an empty environment', () => {
+    const config = loadConfig({});
+    expect(config.docker).toEqual({ socketPath: '/var/run/docker.sock' });
+    expect(config.sandbox).toMatchObject({
+      image: undefined,
+      memoryMb: 1024,
+      cpus: 1,
+      poolSize: 1,
+      cellTimeoutMs: 120_000,
+    });
+    expect(config.home.endsWith('.tally')).toBe(true);
+    expect(config.instance).toBe('default');
+  });
+
+  it('reads sandbox limits and the Docker endpoint', () => {
+    const config = loadConfig({
+      DOCKER_HOST: 'tcp://10.0.0.5:2375',
+      TALLY_SANDBOX_MEMORY_MB: '2048',
+      TALLY_SANDBOX_CPUS: '1.5',
+      TALLY_SANDBOX_POOL_SIZE: '0',
+      TALLY_SANDBOX_IMAGE: 'registry.example/tally-sandbox:1',
+    });
+    expect(config.docker).toEqual({ host: '10.0.0.5', port: 2375, protocol: 'http' });
+    expect(config.sandbox).toMatchObject({
+      memoryMb: 2048,
+      cpus: 1.5,
+      poolSize: 0,
+      image: 'registry.example/tally-sandbox:1',
+    });
+    expect(loadConfig({ DOCKER_HOST: 'unix:///run/user/1000/docker.sock' }).docker).toEqual({
+      socketPath: '/run/user/1000/docker.sock',
+    });
+  });
+
+  it('reports every problem at once, each naming its variable', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        TALLY_SANDBOX_MEMORY_MB: 'lots',
+        DOCKER_HOST: 'ssh://box',
+        LOG_LEVEL: 'chatty',
+        TALLY_INSTANCE: 'a b',
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const issues = (error as ConfigError).issues.map((issue) => issue.variable).sort();
+    expect(issues).toEqual(['DOCKER_HOST', 'LOG_LEVEL', 'TALLY_INSTANCE', 'TALLY_SANDBOX_MEMORY_MB']);
+    expect((error as ConfigError).message).toContain('TALLY_SANDBOX_MEMORY_MB:');
+    expect((error as ConfigError).code).toBe('CONFIG_INVALID');
+  });
+});

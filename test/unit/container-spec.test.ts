@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { containerSpec } from '../../sandbox/container-spec.js';
+
+const spec = containerSpec({
+  image: 'tally-sandbox:abc',
+  name: 'tally-default-k1',
+  instance: 'default',
+  kernelId: 'k1',
+  sessionId: 'slack:T1:C1:1.2',
+  workspaceHostPath: '/data/workspaces/default/k1',
+  limits: { memoryMb: 768, cpus: 0.5, pidsLimit: 64, tmpMb: 32 },
+});
+
+describe('containerSpec', () => {
+  it('isolates the kernel from the network, the host and privileges', () => {
+    expect(spec.NetworkDisabled).toBe(true);
+    expect(spec.HostConfig).toMatchObject({
+      NetworkMode: 'none',
+      ReadonlyRootfs: true,
+      CapDrop: ['ALL'],
+      SecurityOpt: ['no-new-privileges'],
+      Privileged: false,
+      Binds: ['/data/workspaces/default/k1:/workspace:rw'],
+    });
+    expect(spec.User).toBe('10001:10001');
+    expect(spec.Env?.every((entry) => /^(TALLY_PRELOAD|TMPDIR|TALLY_WORKSPACE)=/.test(entry))).toBe(true);
+  });
+
+  it('applies the configured limits', () => {
+    expect(spec.HostConfig).toMatchObject({
+      Memory: 768 * 1024 * 1024,
+      MemorySwap: 768 * 1024 * 1024,
+      NanoCpus: 500_000_000,
+      PidsLimit: 64,
+      Tmpfs: { '/tmp': 'rw,nosuid,nodev,noexec,size=32m,mode=1777' },
+    });
+  });
+
+  it('labels the container so orphans can be found', () => {
+    expect(spec.Labels).toEqual({
+      'tally.managed': 'true',
+      'tally.instance': 'default',
+      'tally.kernel': 'k1',
+      'tally.session': 'slack:T1:C1:1.2',
+    });
+  });
+});
