@@ -14,6 +14,8 @@ export interface BenchResults {
   machine: MachineInfo;
   image: string;
   limits: Record<string, number>;
+  /** Samples per metric and warm-up rounds. */
+  counts: Record<string, number>;
   metrics: Record<string, Summary>;
   idleMemory: ContainerMemory;
   /** p50 over p50, each. */

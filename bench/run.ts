@@ -3,7 +3,7 @@
  * image. Prints a table with ratios and targets, and writes bench/results/sandbox.json.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
-import { benchSettings } from './bench-settings.js';
+import { benchSettings, COUNTS } from './bench-settings.js';
 import { measureJupyter } from './jupyter-anchor.js';
 import { machineInfo } from './machine.js';
 import { measureColdKernel, measureWarmPool } from './measure-sandbox.js';
@@ -75,6 +75,7 @@ async function main(): Promise<void> {
     machine,
     image: settings.image,
     limits: { ...settings.limits },
+    counts: { ...COUNTS },
     metrics,
     idleMemory: cold.idleMemory,
     ratios,
