@@ -56,6 +56,7 @@ export class DockerKernel implements Kernel {
   private tail: Promise<unknown> = Promise.resolve();
   private disposed = false;
   private running = false;
+  private queued = 0;
   private session: string;
 
   private constructor(
@@ -99,8 +100,9 @@ export class DockerKernel implements Kernel {
     return this.options.workspace.hostPath;
   }
 
+  /** True while a cell runs or waits its turn; the idle sweep leaves busy kernels alone. */
   get isBusy(): boolean {
-    return this.running;
+    return this.queued > 0;
   }
 
   get isDisposed(): boolean {
@@ -114,7 +116,10 @@ export class DockerKernel implements Kernel {
   }
 
   run(code: string, options: RunOptions = {}): Promise<Execution> {
-    return this.serialize(() => this.execute(code, options));
+    this.queued += 1;
+    return this.serialize(() => this.execute(code, options)).finally(() => {
+      this.queued -= 1;
+    });
   }
 
   restart(): Promise<KernelRestart> {
