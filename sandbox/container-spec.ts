@@ -23,6 +23,7 @@ export interface ContainerSpecOptions {
   /** Labels that let start-up find and reap this instance's orphans. */
   instance: string;
   kernelId: string;
+  /** The session the kernel was started for; `pool` for warm kernels (labels cannot change later). */
   sessionId: string;
   /** Host directory mounted read-write at /workspace: the container's only host mount. */
   workspaceHostPath: string;

@@ -4,7 +4,7 @@
  * a dead or unresponsive kernel is restarted and its journal of successful cells replayed.
  */
 import type Docker from 'dockerode';
-import { KernelClosedError, KernelStartError } from '../src/errors.js';
+import { KernelClosedError, KernelStartError, SandboxImageMissingError } from '../src/errors.js';
 import type { Logger } from '../src/logger.js';
 import type {
   Execution,
@@ -67,17 +67,21 @@ export class DockerKernel implements Kernel {
   }
 
   static async start(options: DockerKernelOptions): Promise<DockerKernel> {
-    const container = await options.docker.createContainer(
-      containerSpec({
-        image: options.image,
-        name: `tally-${options.instance}-${options.kernelId}`,
-        instance: options.instance,
-        kernelId: options.kernelId,
-        sessionId: options.sessionId,
-        workspaceHostPath: options.workspace.hostPath,
-        limits: options.limits,
-      }),
-    );
+    const container = await options.docker
+      .createContainer(
+        containerSpec({
+          image: options.image,
+          name: `tally-${options.instance}-${options.kernelId}`,
+          instance: options.instance,
+          kernelId: options.kernelId,
+          sessionId: options.sessionId,
+          workspaceHostPath: options.workspace.hostPath,
+          limits: options.limits,
+        }),
+      )
+      .catch((error: { statusCode?: number }) => {
+        throw error.statusCode === 404 ? new SandboxImageMissingError(options.image) : error;
+      });
     const kernel = new DockerKernel(options, container);
     try {
       await kernel.boot();
@@ -163,7 +167,7 @@ export class DockerKernel implements Kernel {
 
   private async boot(): Promise<void> {
     const channel = await KernelChannel.attach(this.container, this.options.docker.modem, {
-      maxLineBytes: 32 * 1024 * 1024 + 16 * this.options.outputLimitBytes,
+      maxLineBytes: maxReplyBytes(this.options.outputLimitBytes),
       logger: this.options.logger,
     });
     this.channel = channel;
@@ -213,7 +217,7 @@ export class DockerKernel implements Kernel {
   private request(code: string, outputLimitBytes: number): Promise<Record<string, unknown>> {
     const channel = this.channel;
     if (channel === undefined) return Promise.reject(new ChannelClosedError('not started'));
-    const pending = channel.request({ op: 'run', code, outputLimitBytes });
+    const pending = channel.request({ op: 'run', code, outputLimitBytes }, maxReplyBytes(outputLimitBytes));
     pending.catch(() => {});
     return pending;
   }
@@ -315,6 +319,14 @@ export class DockerKernel implements Kernel {
       failedReplays: this.journal.length - replayed,
     };
   }
+}
+
+/**
+ * The longest reply a cell can legitimately produce: two capped streams, each byte of which may
+ * become a six-byte JSON escape, plus figures (at most 10, each at most 8 MiB, base64).
+ */
+function maxReplyBytes(outputLimitBytes: number): number {
+  return 12 * outputLimitBytes + 10 * 12 * 1024 * 1024 + 1024 * 1024;
 }
 
 function deathError(restart: KernelRestart, limits: SandboxLimits): ExecutionError {

@@ -19,7 +19,7 @@ export interface DockerSandboxOptions {
   image: string;
   /** Names this process's containers; start-up removes containers left by an earlier run of it. */
   instance: string;
-  /** Host folder that holds one workspace folder per kernel. */
+  /** Host folder that holds one workspace folder per kernel. It belongs to this instance: start-up empties it. */
   workspaceRoot: string;
   limits: SandboxLimits;
   /** Kernels kept started and ready. 0 disables the pool. */

@@ -21,7 +21,8 @@ export function toExecution(reply: Record<string, unknown>, durationMs: number):
     timedOut: false,
   };
   const dropped = number(reply.figuresDropped);
-  if (dropped > 0) execution.stderr += `\n[tally: ${dropped} more figures were open and not captured]\n`;
+  if (dropped > 0)
+    execution.stderr += `\n[tally: ${dropped} figures were not captured (more than 10, or over 8 MiB as PNG)]\n`;
   const reaped = number(reply.reaped);
   if (reaped > 0) execution.stderr += `\n[tally: stopped ${reaped} processes this cell left running]\n`;
   if (reply.result) execution.result = reply.result as DisplayValue;

@@ -16,7 +16,8 @@ export class JsonLineReader {
   private discarding = false;
 
   constructor(
-    private readonly maxLineBytes: number,
+    /** Lines longer than this are dropped and reported; may be changed between lines. */
+    public maxLineBytes: number,
     private readonly on: JsonLineHandlers,
   ) {}
 

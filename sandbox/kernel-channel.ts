@@ -31,6 +31,7 @@ export class ReplyTooLargeError extends Error {
 }
 
 export interface KernelChannelOptions {
+  /** Longest reply line accepted when a request names no limit of its own. */
   maxLineBytes: number;
   logger: Logger;
 }
@@ -41,6 +42,7 @@ export class KernelChannel {
   readonly ready: Promise<ReadyMessage>;
   readonly closed: Promise<string>;
   private readonly pending = new Map<string, Pending>();
+  private readonly reader: JsonLineReader;
   private stderrTail = '';
   private nextId = 0;
   private closedReason: string | undefined;
@@ -69,6 +71,7 @@ export class KernelChannel {
       garbage: (sample) => options.logger.debug({ sample }, 'ignored non-protocol line from kernel'),
       oversize: (bytes) => this.failAll(new ReplyTooLargeError(bytes)),
     });
+    this.reader = reader;
     stdout.on('data', (chunk: Buffer) => reader.push(chunk));
     stderr.on('data', (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_KEEP_BYTES);
@@ -100,8 +103,10 @@ export class KernelChannel {
     return this.stderrTail;
   }
 
-  request(message: Record<string, unknown>): Promise<Record<string, unknown>> {
+  /** Sends one request; `maxReplyBytes` raises the reply cap for a request that may answer at length. */
+  request(message: Record<string, unknown>, maxReplyBytes?: number): Promise<Record<string, unknown>> {
     if (this.closedReason !== undefined) return Promise.reject(new ChannelClosedError(this.closedReason));
+    this.reader.maxLineBytes = Math.max(this.options.maxLineBytes, maxReplyBytes ?? 0);
     const id = `r${++this.nextId}`;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });

@@ -59,11 +59,10 @@ function main(): number {
     );
     return 1;
   }
-  // Older builds of the image are dead weight once the new tag exists.
-  const old = docker(['image', 'ls', IMAGE_REPOSITORY, '--format', '{{.Repository}}:{{.Tag}}'], { quiet: true });
-  for (const ref of old.stdout.split('\n').filter((line) => line && line !== tag)) {
-    docker(['image', 'rm', ref], { quiet: true });
-  }
+  // Keep the three newest builds: a running tally may still start kernels from the previous tag.
+  // Builds share their large layers, so the old tags cost little; older ones go.
+  const listed = docker(['image', 'ls', IMAGE_REPOSITORY, '--format', '{{.Repository}}:{{.Tag}}'], { quiet: true });
+  for (const ref of listed.stdout.split('\n').filter(Boolean).slice(3)) docker(['image', 'rm', ref], { quiet: true });
   say(`built ${tag}`);
   return 0;
 }

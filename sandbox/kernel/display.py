@@ -7,6 +7,7 @@ MAX_ROWS = 20
 MAX_COLUMNS = 20
 MAX_TEXT = 20000
 MAX_FIGURES = 10
+MAX_FIGURE_BYTES = 8 * 1024 * 1024
 
 
 def _frame_text(value, pandas):
@@ -45,12 +46,16 @@ def collect_figures(encode):
     if pyplot is None:
         return [], 0
     numbers = pyplot.get_fignums()
+    if not numbers:
+        return [], 0
     figures = []
     for number in numbers[:MAX_FIGURES]:
         figure = pyplot.figure(number)
         buffer = io.BytesIO()
         figure.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
+        if buffer.tell() > MAX_FIGURE_BYTES:
+            continue  # counted as dropped below
         width, height = figure.get_size_inches() * 100
         figures.append({"png": encode(buffer.getvalue()), "width": int(width), "height": int(height)})
     pyplot.close("all")
-    return figures, max(0, len(numbers) - MAX_FIGURES)
+    return figures, len(numbers) - len(figures)

@@ -14,6 +14,8 @@ import ast
 import base64
 import builtins
 import errno
+import gc
+import io
 import json
 import linecache
 import os
@@ -73,6 +75,7 @@ class Kernel:
         self.namespace = {"__name__": "__main__", "__builtins__": builtins}
         self.count = 0
         self.running = False
+        self.no_input = io.StringIO("")
         tmp = os.environ.get("TMPDIR", "/tmp")
         self.fd_out = FdCapture(1, os.path.join(tmp, ".tally-fd1"))
         self.fd_err = FdCapture(2, os.path.join(tmp, ".tally-fd2"))
@@ -85,9 +88,14 @@ class Kernel:
             raise KeyboardInterrupt
 
     def compile_cell(self, code):
+        """(statements, last expression) as code objects; either may be None."""
         self.count += 1
         filename = f"{CELL_PREFIX}{self.count}>"
         linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+        try:  # the common one-expression cell compiles once
+            return None, compile(code, filename, "eval")
+        except SyntaxError:
+            pass
         tree = ast.parse(code, filename, "exec")
         last = None
         if tree.body and isinstance(tree.body[-1], ast.Expr) and not code.rstrip().endswith(";"):
@@ -98,19 +106,23 @@ class Kernel:
     def run(self, request):
         limit = int(request.get("outputLimitBytes") or DEFAULT_OUTPUT_LIMIT)
         out, err = CappedBuffer(limit), CappedBuffer(limit)
-        reply = {"type": "result", "id": request.get("id"), "result": None, "error": None}
+        reply = {"type": "result", "id": request.get("id")}
         started = time.perf_counter()
         self.fd_out.reattach()
         self.fd_err.reattach()
         saved = sys.stdout, sys.stderr, sys.stdin
         sys.stdout, sys.stderr = CaptureStream(out, 1), CaptureStream(err, 2)
-        stdin = sys.stdin = open(os.devnull)  # input() gets EOF instead of reading the protocol
-        signal.signal(signal.SIGINT, self.on_interrupt)
+        if self.no_input.closed:
+            self.no_input = io.StringIO("")
+        sys.stdin = self.no_input  # input() gets EOF instead of reading the protocol
+        if signal.getsignal(signal.SIGINT) != self.on_interrupt:
+            signal.signal(signal.SIGINT, self.on_interrupt)
         value = None
         try:
             body, last = self.compile_cell(request.get("code", ""))
             self.running = True
-            exec(body, self.namespace)
+            if body is not None:
+                exec(body, self.namespace)
             if last is not None:
                 value = eval(last, self.namespace)
             self.running = False
@@ -123,29 +135,28 @@ class Kernel:
                 reply["reaped"] = reap_strays()
         finally:
             self.running = False
-            stdin.close()
             sys.stdout, sys.stderr, sys.stdin = saved
         if os.getpid() != MAIN_PID:
             os._exit(0)
         try:
-            if value is not None and reply["error"] is None:
+            if value is not None and "error" not in reply:
                 self.namespace["_"] = value
                 reply["result"] = display(value)
             figures, dropped = collect_figures(lambda png: base64.b64encode(png).decode("ascii"))
-            reply["figures"] = figures
-            reply["figuresDropped"] = dropped
+            if figures:
+                reply["figures"] = figures
+            if dropped:
+                reply["figuresDropped"] = dropped
         except BaseException as error:  # noqa: BLE001 - a broken __repr__ is the user's error too
-            reply["error"] = reply["error"] or describe(error)
-            reply.setdefault("figures", [])
+            reply.setdefault("error", describe(error))
         self.fd_out.collect(out)
         self.fd_err.collect(err)
-        reply.update(
-            stdout=out.text(),
-            stderr=err.text(),
-            stdoutBytes=out.total,
-            stderrBytes=err.total,
-            durationMs=round((time.perf_counter() - started) * 1000, 3),
-        )
+        # Empty fields are left out: the host reads a missing field as empty.
+        for name, buffer in (("stdout", out), ("stderr", err)):
+            if buffer.total:
+                reply[name] = buffer.text()
+                reply[name + "Bytes"] = buffer.total
+        reply["durationMs"] = round((time.perf_counter() - started) * 1000, 3)
         return reply
 
 
@@ -169,6 +180,7 @@ def main():
     channel = Channel()
     os.chdir(os.environ.get("TALLY_WORKSPACE", "/workspace"))
     loaded = preload()
+    gc.freeze()  # the preloaded modules' objects never die; keep the collector from rescanning them
     kernel = Kernel(channel)
     signal.signal(signal.SIGINT, kernel.on_interrupt)
     channel.send({"type": "ready", "pid": os.getpid(), "python": sys.version.split()[0], "preloaded": loaded})

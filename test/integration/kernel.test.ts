@@ -113,6 +113,18 @@ describe('a session kernel', () => {
     expect(execution.stdout).toMatch(/\[990\d+ bytes omitted; 1000009 bytes in all\]/);
   });
 
+  it('accepts a larger output limit for one run, even for output that escapes badly', async () => {
+    const execution = await kernel.run('print("\\x01" * 6_000_000, end="")', { outputLimitBytes: 7_000_000 });
+    expect(execution.error).toBeUndefined();
+    expect(execution.stdout).toHaveLength(6_000_000);
+  });
+
+  it('captures at most ten figures and says so', async () => {
+    const execution = await kernel.run('for i in range(12):\n    plt.figure(); plt.plot([i, i + 1])');
+    expect(execution.figures).toHaveLength(10);
+    expect(execution.stderr).toContain('2 figures were not captured');
+  });
+
   it('interrupts a cell that runs past its timeout and keeps the variables', async () => {
     await kernel.run('survivor = "still here"');
     const execution = await kernel.run('import time\nfor _ in range(600):\n    time.sleep(0.05)', { timeoutMs: 1000 });
