@@ -13,7 +13,9 @@ fi
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing npm packages"
-  npm ci --no-audit --no-fund --loglevel=error
+  # Not 'npm ci': npm leaves other platforms' optional packages out of the lock file and 'npm ci'
+  # then refuses it (npm/cli#8320). 'npm install' keeps the locked versions.
+  npm install --no-audit --no-fund --loglevel=error
 fi
 
 bash scripts/ensure-docker.sh
