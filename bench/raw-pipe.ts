@@ -3,7 +3,7 @@
  * the same attached stdin/stdout stream (hijacked attach, demultiplexed) as the kernel channel.
  * It evaluates one line and writes back its repr: no JSON, no output capture, no display.
  */
-import { type Duplex, PassThrough } from 'node:stream';
+import { attachStdio } from '../sandbox/attach-stdio.js';
 import { anchorSpec, withContainer } from './anchor-container.js';
 import { type BenchSettings, BIG_OUTPUT, COUNTS } from './bench-settings.js';
 import { sampleLatency } from './stats.js';
@@ -83,17 +83,8 @@ class ReplyLines {
 export function measureRawPipe(settings: BenchSettings): Promise<RawPipeSamples> {
   const spec = anchorSpec(settings, { role: 'raw-pipe', cmd: ['python3', '-u', '-c', LOOP] });
   return withContainer(settings.docker, spec, async (container) => {
-    const stream = (await container.attach({
-      stream: true,
-      stdin: true,
-      stdout: true,
-      stderr: true,
-      hijack: true,
-    })) as Duplex;
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
+    const { stream, stdout, stderr } = await attachStdio(container, settings.docker.modem);
     let stderrTail = '';
-    settings.docker.modem.demuxStream(stream, stdout, stderr);
     const replies = new ReplyLines();
     stdout.on('data', (chunk: Buffer) => replies.push(chunk));
     stderr.on('data', (chunk: Buffer) => {

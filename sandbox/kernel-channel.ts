@@ -2,9 +2,10 @@
  * The host end of the driver protocol (see kernel/driver.py): one attached stdin/stdout stream per
  * container, JSON lines both ways, one reply per request matched by id.
  */
-import { type Duplex, PassThrough } from 'node:stream';
+import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import type { Logger } from '../src/logger.js';
+import { type AttachedStdio, attachStdio } from './attach-stdio.js';
 import { JsonLineReader } from './json-lines.js';
 
 export const PROTOCOL_VERSION = 1;
@@ -43,6 +44,7 @@ export class KernelChannel {
   readonly closed: Promise<string>;
   private readonly pending = new Map<string, Pending>();
   private readonly reader: JsonLineReader;
+  private readonly stream: Duplex;
   private stderrTail = '';
   private nextId = 0;
   private closedReason: string | undefined;
@@ -51,10 +53,10 @@ export class KernelChannel {
   private markClosed!: (reason: string) => void;
 
   private constructor(
-    private readonly stream: Duplex,
-    modem: Docker['modem'],
+    { stream, stdout, stderr }: AttachedStdio,
     private readonly options: KernelChannelOptions,
   ) {
+    this.stream = stream;
     this.ready = new Promise((resolve, reject) => {
       this.markReady = resolve;
       this.failReady = reject;
@@ -63,9 +65,6 @@ export class KernelChannel {
     this.closed = new Promise((resolve) => {
       this.markClosed = resolve;
     });
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    modem.demuxStream(stream, stdout, stderr);
     const reader = new JsonLineReader(options.maxLineBytes, {
       message: (message) => this.dispatch(message),
       garbage: (sample) => options.logger.debug({ sample }, 'ignored non-protocol line from kernel'),
@@ -84,14 +83,7 @@ export class KernelChannel {
 
   /** Attaches to a created (not yet started) container so no output is missed. */
   static async attach(container: Docker.Container, modem: Docker['modem'], options: KernelChannelOptions) {
-    const stream = (await container.attach({
-      stream: true,
-      stdin: true,
-      stdout: true,
-      stderr: true,
-      hijack: true,
-    })) as Duplex;
-    return new KernelChannel(stream, modem, options);
+    return new KernelChannel(await attachStdio(container, modem), options);
   }
 
   get isClosed(): boolean {
