@@ -39,10 +39,12 @@ const SDK_HOMES: Record<string, RegExp> = {
   '@slack/bolt': /^adapters\/slack\//,
   'discord.js': /^adapters\/discord\//,
   openai: /^src\/llm\//,
-  mysql2: /^src\/db\//,
+  mysql2: /^(src\/db\/|telco_data\/)/,
+  'mysql2/promise': /^(src\/db\/|telco_data\/)/,
+  'better-sqlite3': /^(src\/db\/|telco_data\/)/,
 };
 
-const product = [...sources('src'), ...sources('sandbox'), ...sources('adapters')];
+const product = [...sources('src'), ...sources('sandbox'), ...sources('adapters'), ...sources('telco_data')];
 
 describe('import boundaries', () => {
   it('keeps the core free of adapters and the sandbox implementation', () => {

@@ -1,0 +1,54 @@
+/**
+ * Integration tests use a real MySQL/MariaDB server (scripts/ensure-mariadb.sh provides one and its
+ * admin URL). Each test file makes its own database and drops it afterwards. A missing server is a
+ * failure that says what to do, never a skip.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import mysql from 'mysql2/promise';
+
+const SAVED_URL = join(import.meta.dirname, '..', '..', '.tally', 'test-mysql-url');
+
+/** Admin URL without a database: TALLY_TEST_MYSQL_URL, the one setup saved, or root on localhost. */
+export function mysqlAdminUrl(): string {
+  if (process.env.TALLY_TEST_MYSQL_URL) return process.env.TALLY_TEST_MYSQL_URL;
+  if (existsSync(SAVED_URL)) return readFileSync(SAVED_URL, 'utf8').trim();
+  return 'mysql://root@127.0.0.1:3306';
+}
+
+export async function adminConnection(database?: string): Promise<mysql.Connection> {
+  try {
+    return await mysql.createConnection({ uri: mysqlAdminUrl(), database, multipleStatements: true });
+  } catch (error) {
+    throw new Error(
+      `No MySQL/MariaDB server answers at ${mysqlAdminUrl().replace(/:[^:@/]*@/, ':***@')} (${String(error)}). ` +
+        `Run 'npm run test:all', which starts one, or set TALLY_TEST_MYSQL_URL.`,
+    );
+  }
+}
+
+export interface TestDatabase {
+  name: string;
+  /** Admin URL including the database. */
+  url: string;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(prefix: string): Promise<TestDatabase> {
+  const name = `${prefix}_${randomBytes(4).toString('hex')}`;
+  const admin = await adminConnection();
+  await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  await admin.end();
+  const url = new URL(mysqlAdminUrl());
+  url.pathname = `/${name}`;
+  return {
+    name,
+    url: url.toString(),
+    async drop() {
+      const connection = await adminConnection();
+      await connection.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      await connection.end();
+    },
+  };
+}
