@@ -26,7 +26,8 @@ export function anchorSpec(settings: BenchSettings, options: AnchorOptions): Con
     instance: settings.instance,
     kernelId: `${options.role}-${id}`,
     sessionId: 'anchor',
-    workspaceHostPath: '/nonexistent', // the Binds are dropped below: anchors need no workspace
+    workHostPath: '/nonexistent', // the Binds are dropped below: anchors need no workspace
+    inputsHostPath: '/nonexistent',
     limits: settings.limits,
   });
   return {

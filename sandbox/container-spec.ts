@@ -3,6 +3,7 @@ import type { ContainerCreateOptions } from 'dockerode';
 
 export const SANDBOX_USER = '10001:10001';
 export const WORKSPACE_MOUNT = '/workspace';
+export const INPUTS_MOUNT = '/inputs';
 /** Modules the driver imports before it says "ready", so the first cell is fast. */
 export const PRELOAD = ['numpy', 'pandas', 'matplotlib.pyplot'];
 
@@ -25,8 +26,10 @@ export interface ContainerSpecOptions {
   kernelId: string;
   /** The session the kernel was started for; `pool` for warm kernels (labels cannot change later). */
   sessionId: string;
-  /** Host directory mounted read-write at /workspace: the container's only host mount. */
-  workspaceHostPath: string;
+  /** Host folder mounted read-write at /workspace. */
+  workHostPath: string;
+  /** Host folder mounted read-only at /inputs, where the host delivers files. */
+  inputsHostPath: string;
   limits: SandboxLimits;
 }
 
@@ -64,7 +67,8 @@ export function containerSpec(options: ContainerSpecOptions): ContainerCreateOpt
       NetworkMode: 'none',
       ReadonlyRootfs: true,
       Tmpfs: { '/tmp': `rw,nosuid,nodev,noexec,size=${limits.tmpMb}m,mode=1777` },
-      Binds: [`${options.workspaceHostPath}:${WORKSPACE_MOUNT}:rw`],
+      // The session's own two folders are its only host mounts.
+      Binds: [`${options.workHostPath}:${WORKSPACE_MOUNT}:rw`, `${options.inputsHostPath}:${INPUTS_MOUNT}:ro`],
       CapDrop: ['ALL'],
       SecurityOpt: ['no-new-privileges'],
       Privileged: false,

@@ -75,7 +75,8 @@ export class DockerKernel implements Kernel {
           instance: options.instance,
           kernelId: options.kernelId,
           sessionId: options.sessionId,
-          workspaceHostPath: options.workspace.hostPath,
+          workHostPath: options.workspace.workPath,
+        inputsHostPath: options.workspace.inputsPath,
           limits: options.limits,
         }),
       )
@@ -136,12 +137,12 @@ export class DockerKernel implements Kernel {
 
   writeFile(path: string, data: Uint8Array | string): Promise<void> {
     this.assertOpen();
-    return this.options.workspace.write(path, data);
+    return this.options.workspace.writeInput(path, data);
   }
 
   readFile(path: string, options: ReadFileOptions = {}): Promise<Buffer> {
     this.assertOpen();
-    return this.options.workspace.read(path, options.maxBytes);
+    return this.options.workspace.readWork(path, options.maxBytes);
   }
 
   async dispose(): Promise<void> {

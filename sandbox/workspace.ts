@@ -1,10 +1,13 @@
 /**
- * The per-kernel workspace: a host directory bind-mounted at /workspace, the sandbox's only
- * writable place that outlives a restart. Host-side reads and writes stay inside it, and never
- * follow a link that code in the sandbox may have planted.
+ * A kernel's files on the host, in two folders:
+ * - `work/`, mounted read-write at /workspace: the sandbox's own place. Code in the sandbox can plant
+ *   links or swap folders there at any moment, so the host only reads from it, and checks the file it
+ *   actually opened.
+ * - `inputs/`, mounted read-only at /inputs: where the host delivers files (extracts, uploads). The
+ *   sandbox cannot change anything in it, so host writes cannot be redirected.
  */
 import { constants } from 'node:fs';
-import { chmod, chown, mkdir, open, realpath, rm } from 'node:fs/promises';
+import { chmod, chown, mkdir, open, realpath, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
 import { WorkspaceFileTooLargeError, WorkspacePathError } from '../src/errors.js';
 
@@ -13,56 +16,51 @@ const SANDBOX_GID = 10001;
 export const DEFAULT_READ_LIMIT_BYTES = 64 * 1024 * 1024;
 
 export class Workspace {
-  constructor(readonly hostPath: string) {}
+  readonly workPath: string;
+  readonly inputsPath: string;
+
+  constructor(readonly hostPath: string) {
+    this.workPath = join(hostPath, 'work');
+    this.inputsPath = join(hostPath, 'inputs');
+  }
 
   static async create(root: string, id: string): Promise<Workspace> {
-    const hostPath = join(root, id);
-    await mkdir(hostPath, { recursive: true, mode: 0o700 });
-    await handOver(hostPath, 0o777);
-    return new Workspace(hostPath);
+    const workspace = new Workspace(join(root, id));
+    await mkdir(workspace.hostPath, { recursive: true, mode: 0o711 });
+    await mkdir(workspace.workPath, { mode: 0o700 });
+    await mkdir(workspace.inputsPath, { mode: 0o755 });
+    try {
+      await chown(workspace.workPath, SANDBOX_UID, SANDBOX_GID);
+    } catch {
+      await chmod(workspace.workPath, 0o777); // not root: let the sandbox user in anyway
+    }
+    return workspace;
   }
 
-  /** Absolute host path of `path` (relative to the workspace), refusing anything that escapes it. */
-  async resolve(path: string): Promise<string> {
-    if (path === '' || isAbsolute(path) || path.includes('\0')) {
-      throw new WorkspacePathError(path, 'give a relative path inside the workspace');
-    }
-    const normalized = normalize(path);
-    if (normalized === '..' || normalized.startsWith(`..${sep}`)) {
-      throw new WorkspacePathError(path, 'it leaves the workspace');
-    }
-    const root = await realpath(this.hostPath);
-    const target = join(root, normalized);
+  /** Writes a file the kernel sees read-only at /inputs/<path>, creating folders as needed. */
+  async writeInput(path: string, data: Uint8Array | string): Promise<void> {
+    const target = join(this.inputsPath, checkRelative(path));
+    await mkdir(dirname(target), { recursive: true, mode: 0o755 });
+    await writeFile(target, data, { mode: 0o644 });
+  }
+
+  /** Reads a file the kernel wrote at /workspace/<path>, refusing anything that leads outside. */
+  async readWork(path: string, maxBytes = DEFAULT_READ_LIMIT_BYTES): Promise<Buffer> {
+    const root = await realpath(this.workPath);
+    const target = join(root, checkRelative(path));
     const parent = await realpath(dirname(target)).catch(() => null);
     if (parent === null) throw new WorkspacePathError(path, 'its folder does not exist');
-    if (parent !== root && !parent.startsWith(root + sep)) {
-      throw new WorkspacePathError(path, 'it resolves outside the workspace through a link');
-    }
-    return join(parent, normalized.split(sep).pop() ?? '');
-  }
-
-  async write(path: string, data: Uint8Array | string): Promise<void> {
-    const target = await this.resolve(path);
-    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
-    const file = await open(target, flags, 0o644).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ELOOP') throw new WorkspacePathError(path, 'it is a link');
-      throw error;
-    });
+    if (!inside(root, parent)) throw new WorkspacePathError(path, 'it resolves outside the workspace through a link');
+    const file = await open(target, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ELOOP') throw new WorkspacePathError(path, 'it is a link');
+        throw error;
+      },
+    );
     try {
-      await file.writeFile(data);
-    } finally {
-      await file.close();
-    }
-    await handOver(target, 0o644);
-  }
-
-  async read(path: string, maxBytes = DEFAULT_READ_LIMIT_BYTES): Promise<Buffer> {
-    const target = await this.resolve(path);
-    const file = await open(target, constants.O_RDONLY | constants.O_NOFOLLOW).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ELOOP') throw new WorkspacePathError(path, 'it is a link');
-      throw error;
-    });
-    try {
+      // The folders may have been swapped for links since the check above: look at what was opened.
+      const opened = await realpath(`/proc/self/fd/${file.fd}`).catch(() => target);
+      if (!inside(root, opened)) throw new WorkspacePathError(path, 'it resolves outside the workspace through a link');
       const info = await file.stat();
       if (!info.isFile()) throw new WorkspacePathError(path, 'it is not a regular file');
       if (info.size > maxBytes) throw new WorkspaceFileTooLargeError(path, info.size, maxBytes);
@@ -77,11 +75,17 @@ export class Workspace {
   }
 }
 
-/** Gives a host-created path to the sandbox user; without root, opens it up instead. */
-async function handOver(path: string, fallbackMode: number): Promise<void> {
-  try {
-    await chown(path, SANDBOX_UID, SANDBOX_GID);
-  } catch {
-    await chmod(path, fallbackMode);
+function checkRelative(path: string): string {
+  if (path === '' || isAbsolute(path) || path.includes('\0')) {
+    throw new WorkspacePathError(path, 'give a relative path inside the workspace');
   }
+  const normalized = normalize(path);
+  if (normalized === '..' || normalized.startsWith(`..${sep}`) || normalized === '.') {
+    throw new WorkspacePathError(path, 'it leaves the workspace');
+  }
+  return normalized;
+}
+
+function inside(root: string, path: string): boolean {
+  return path === root || path.startsWith(root + sep);
 }

@@ -76,8 +76,9 @@ export interface ReadFileOptions {
 export interface Kernel {
   readonly sessionId: string;
   run(code: string, options?: RunOptions): Promise<Execution>;
-  /** Writes a file into the session workspace; `path` is relative to it. */
+  /** Delivers a file the kernel can read (not change) at `/inputs/<path>`; folders are created. */
   writeFile(path: string, data: Uint8Array | string): Promise<void>;
+  /** Reads a file the kernel wrote at `/workspace/<path>`; links leading outside are refused. */
   readFile(path: string, options?: ReadFileOptions): Promise<Buffer>;
   /** Interrupts the running cell, if any (SIGINT: the cell raises KeyboardInterrupt). */
   interrupt(): Promise<void>;

@@ -204,21 +204,24 @@ describe('a session kernel', () => {
     expect(await value('order')).toBe('[1, 2, 3, 4]');
   });
 
-  it('shares files with the host through the workspace only', async () => {
-    await kernel.writeFile('input.csv', 'a,b\n1,2\n3,4\n');
-    expect(await value('import pandas as pd\npd.read_csv("input.csv").b.sum()')).toBe('6');
+  it('delivers inputs read-only and reads back what the kernel wrote', async () => {
+    await kernel.writeFile('uploads/input.csv', 'a,b\n1,2\n3,4\n');
+    expect(await value('import pandas as pd\npd.read_csv("/inputs/uploads/input.csv").b.sum()')).toBe('6');
+    const tamper = await kernel.run('open("/inputs/uploads/input.csv", "a").write("5,6")');
+    expect(['PermissionError', 'OSError']).toContain(tamper.error?.name);
+    const create = await kernel.run('open("/inputs/new.txt", "w")');
+    expect(create.error?.value).toMatch(/Read-only file system|Permission denied/);
     await kernel.run('import os\nos.makedirs("out", exist_ok=True)\nopen("out/result.txt", "w").write("done")');
     expect((await kernel.readFile('out/result.txt')).toString()).toBe('done');
     await expect(kernel.readFile('../escape')).rejects.toBeInstanceOf(WorkspacePathError);
     await expect(kernel.writeFile('/etc/passwd', 'x')).rejects.toBeInstanceOf(WorkspacePathError);
-    await expect(kernel.readFile('input.csv', { maxBytes: 4 })).rejects.toThrow(/maxBytes/);
+    await expect(kernel.readFile('out/result.txt', { maxBytes: 2 })).rejects.toThrow(/maxBytes/);
   });
 
   it('refuses links planted in the workspace that point at host files', async () => {
     await kernel.run('import os\nos.symlink("/etc/hostname", "host_file")\nos.symlink("/etc", "host_dir")');
     await expect(kernel.readFile('host_file')).rejects.toBeInstanceOf(WorkspacePathError);
     await expect(kernel.readFile('host_dir/hostname')).rejects.toBeInstanceOf(WorkspacePathError);
-    await expect(kernel.writeFile('host_file', 'overwrite')).rejects.toBeInstanceOf(WorkspacePathError);
   });
 
   it('is gone after dispose: container and workspace removed, runs refused', async () => {

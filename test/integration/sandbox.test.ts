@@ -58,8 +58,14 @@ describe('the Docker sandbox', () => {
     expect(host.MemorySwap).toBe(512 * 1024 * 1024);
     expect(host.NanoCpus).toBe(1e9);
     expect(host.PidsLimit).toBe(128);
-    expect(host.Binds).toEqual([`${kernel.workspacePath}:/workspace:rw`]);
-    expect(info.Mounts.map((mount) => mount.Destination).sort()).toEqual(['/workspace']);
+    expect(host.Binds).toEqual([
+      `${kernel.workspacePath}/work:/workspace:rw`,
+      `${kernel.workspacePath}/inputs:/inputs:ro`,
+    ]);
+    expect(info.Mounts.map((mount) => [mount.Destination, mount.RW]).sort()).toEqual([
+      ['/inputs', false],
+      ['/workspace', true],
+    ]);
     expect(Object.keys(host.Tmpfs ?? {})).toEqual(['/tmp']);
     expect(info.Config.User).toBe('10001:10001');
     expect(info.Config.Env.some((entry) => entry.startsWith('DOCKER') || entry.includes('KEY'))).toBe(false);

@@ -19,7 +19,11 @@ export function mysqlAdminUrl(): string {
 
 export async function adminConnection(database?: string): Promise<mysql.Connection> {
   try {
-    return await mysql.createConnection({ uri: mysqlAdminUrl(), database, multipleStatements: true });
+    return await mysql.createConnection({
+      uri: mysqlAdminUrl(),
+      ...(database === undefined ? {} : { database }),
+      multipleStatements: true,
+    });
   } catch (error) {
     throw new Error(
       `No MySQL/MariaDB server answers at ${mysqlAdminUrl().replace(/:[^:@/]*@/, ':***@')} (${String(error)}). ` +

@@ -7,7 +7,8 @@ const spec = containerSpec({
   instance: 'default',
   kernelId: 'k1',
   sessionId: 'slack:T1:C1:1.2',
-  workspaceHostPath: '/data/workspaces/default/k1',
+  workHostPath: '/data/workspaces/default/k1/work',
+  inputsHostPath: '/data/workspaces/default/k1/inputs',
   limits: { memoryMb: 768, cpus: 0.5, pidsLimit: 64, tmpMb: 32 },
 });
 
@@ -20,7 +21,7 @@ describe('containerSpec', () => {
       CapDrop: ['ALL'],
       SecurityOpt: ['no-new-privileges'],
       Privileged: false,
-      Binds: ['/data/workspaces/default/k1:/workspace:rw'],
+      Binds: ['/data/workspaces/default/k1/work:/workspace:rw', '/data/workspaces/default/k1/inputs:/inputs:ro'],
     });
     expect(spec.User).toBe('10001:10001');
     expect(spec.Env?.every((entry) => /^(TALLY_PRELOAD|TMPDIR|TALLY_WORKSPACE)=/.test(entry))).toBe(true);

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -15,32 +15,43 @@ beforeEach(async () => {
 afterEach(async () => rm(root, { recursive: true, force: true }));
 
 describe('Workspace', () => {
-  it('writes and reads files inside it', async () => {
-    await workspace.write('data.csv', 'a,b\n');
-    expect((await workspace.read('data.csv')).toString()).toBe('a,b\n');
-    await workspace.write('./nested/../data.csv', 'again');
-    expect((await workspace.read('data.csv')).toString()).toBe('again');
+  it('delivers inputs into their own folder, creating subfolders', async () => {
+    await workspace.writeInput('extracts/churn/part-1.bin', 'data');
+    expect(await readFile(join(workspace.inputsPath, 'extracts/churn/part-1.bin'), 'utf8')).toBe('data');
   });
 
-  it.each(['../outside', '/etc/passwd', '', 'a/../../b', 'nul\0byte', 'missing-folder/file'])(
-    'refuses %j',
-    async (path) => {
-      await expect(workspace.write(path, 'x')).rejects.toBeInstanceOf(WorkspacePathError);
-    },
-  );
+  it('reads what the kernel wrote', async () => {
+    await mkdir(join(workspace.workPath, 'out'));
+    await writeFile(join(workspace.workPath, 'out/result.txt'), 'done');
+    expect((await workspace.readWork('out/result.txt')).toString()).toBe('done');
+    expect((await workspace.readWork('./out/../out/result.txt')).toString()).toBe('done');
+  });
 
-  it('refuses to follow links out of it', async () => {
+  it.each(['../outside', '/etc/passwd', '', '.', 'a/../../b', 'nul\0byte'])('refuses the path %j', async (path) => {
+    await expect(workspace.writeInput(path, 'x')).rejects.toBeInstanceOf(WorkspacePathError);
+    await expect(workspace.readWork(path)).rejects.toBeInstanceOf(WorkspacePathError);
+  });
+
+  it('refuses links the sandbox planted, to files and to folders', async () => {
     await writeFile(join(root, 'host-secret'), 'secret');
-    await symlink(join(root, 'host-secret'), join(workspace.hostPath, 'link'));
-    await symlink(root, join(workspace.hostPath, 'dir-link'));
-    await expect(workspace.read('link')).rejects.toBeInstanceOf(WorkspacePathError);
-    await expect(workspace.write('link', 'overwrite')).rejects.toBeInstanceOf(WorkspacePathError);
-    await expect(workspace.read('dir-link/host-secret')).rejects.toBeInstanceOf(WorkspacePathError);
+    await symlink(join(root, 'host-secret'), join(workspace.workPath, 'link'));
+    await symlink(root, join(workspace.workPath, 'dir-link'));
+    await expect(workspace.readWork('link')).rejects.toBeInstanceOf(WorkspacePathError);
+    await expect(workspace.readWork('dir-link/host-secret')).rejects.toBeInstanceOf(WorkspacePathError);
+  });
+
+  it('checks the file it opened, not only the path it checked', async () => {
+    // A folder swapped for a link is caught by the path check; the fd check backs it up.
+    await mkdir(join(workspace.workPath, 'out'));
+    await writeFile(join(root, 'secret.txt'), 'secret');
+    await rename(join(workspace.workPath, 'out'), join(workspace.workPath, 'old'));
+    await symlink(root, join(workspace.workPath, 'out'));
+    await expect(workspace.readWork('out/secret.txt')).rejects.toBeInstanceOf(WorkspacePathError);
   });
 
   it('refuses files over the read limit, naming the option', async () => {
-    await workspace.write('big.bin', Buffer.alloc(100));
-    await expect(workspace.read('big.bin', 10)).rejects.toBeInstanceOf(WorkspaceFileTooLargeError);
-    await expect(workspace.read('big.bin', 10)).rejects.toThrow(/maxBytes/);
+    await writeFile(join(workspace.workPath, 'big.bin'), Buffer.alloc(100));
+    await expect(workspace.readWork('big.bin', 10)).rejects.toBeInstanceOf(WorkspaceFileTooLargeError);
+    await expect(workspace.readWork('big.bin', 10)).rejects.toThrow(/maxBytes/);
   });
 });
