@@ -140,6 +140,11 @@ export class DockerKernel implements Kernel {
     return this.options.workspace.writeInput(path, data);
   }
 
+  removeInput(path: string): Promise<void> {
+    this.assertOpen();
+    return this.options.workspace.removeInput(path);
+  }
+
   readFile(path: string, options: ReadFileOptions = {}): Promise<Buffer> {
     this.assertOpen();
     return this.options.workspace.readWork(path, options.maxBytes);

@@ -44,6 +44,10 @@ export class Workspace {
     await writeFile(target, data, { mode: 0o644 });
   }
 
+  async removeInput(path: string): Promise<void> {
+    await rm(join(this.inputsPath, checkRelative(path)), { recursive: true, force: true });
+  }
+
   /** Reads a file the kernel wrote at /workspace/<path>, refusing anything that leads outside. */
   async readWork(path: string, maxBytes = DEFAULT_READ_LIMIT_BYTES): Promise<Buffer> {
     const root = await realpath(this.workPath);

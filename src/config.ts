@@ -3,11 +3,14 @@
  * message naming the variable to change.
  */
 import { homedir } from 'node:os';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError, type ConfigIssue } from './errors.js';
 
 const count = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const DATABASE_URL = /^(mysql|mariadb):\/\/.+\/.+|^sqlite:.+/;
+const DATABASE_URL_HINT = 'use mysql://user:password@host:port/database or sqlite:path/to/file.db';
+const NAMED_DATABASE = /^DATABASE_URL_([A-Z0-9_]+)$/;
 
 const schema = z.object({
   TALLY_HOME: z.string().min(1).default('.tally'),
@@ -29,6 +32,11 @@ const schema = z.object({
   TALLY_SANDBOX_IDLE_TTL_MS: count(30 * 60_000),
   TALLY_CELL_TIMEOUT_MS: count(120_000),
   TALLY_OUTPUT_LIMIT_BYTES: count(64 * 1024),
+  DATABASE_URL: z.string().regex(DATABASE_URL, DATABASE_URL_HINT).optional(),
+  TALLY_QUERY_TIMEOUT_MS: count(30_000),
+  TALLY_EXTRACT_TIMEOUT_MS: count(10 * 60_000),
+  TALLY_EXTRACT_MAX_ROWS: count(5_000_000),
+  TALLY_EXTRACT_MAX_BYTES: count(2 * 1024 ** 3),
 });
 
 /** Where the Docker engine is: a unix socket, or a host and port over plain HTTP. */
@@ -47,6 +55,20 @@ export interface SandboxSettings {
   outputLimitBytes: number;
 }
 
+/** A database tally may read: `mysql://…` or `sqlite:path`. */
+export interface DatabaseSettings {
+  /** How people and the model name it, e.g. `telco_db`. */
+  name: string;
+  url: string;
+}
+
+export interface DatabaseLimitSettings {
+  queryTimeoutMs: number;
+  extractTimeoutMs: number;
+  extractMaxRows: number;
+  extractMaxBytes: number;
+}
+
 export interface Config {
   /** Data directory (workspaces, local store, demo output), absolute. */
   home: string;
@@ -55,6 +77,9 @@ export interface Config {
   logLevel: string;
   docker: DockerEndpoint;
   sandbox: SandboxSettings;
+  /** The first is the default. Without DATABASE_URL: the embedded demo database in TALLY_HOME. */
+  databases: DatabaseSettings[];
+  databaseLimits: DatabaseLimitSettings;
 }
 
 function dockerEndpoint(value: string | undefined): DockerEndpoint {
@@ -64,17 +89,33 @@ function dockerEndpoint(value: string | undefined): DockerEndpoint {
   return { host: url.hostname, port: Number(url.port || 2375), protocol: 'http' };
 }
 
+/** The name a database URL is known by: the MySQL database, or the SQLite file without extension. */
+export function databaseName(url: string): string {
+  const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : new URL(url).pathname;
+  return basename(path).replace(/\.[^.]*$/, '') || 'main';
+}
+
+function namedDatabases(env: NodeJS.ProcessEnv, issues: ConfigIssue[]): DatabaseSettings[] {
+  const found: DatabaseSettings[] = [];
+  for (const [variable, url] of Object.entries(env)) {
+    const match = NAMED_DATABASE.exec(variable);
+    if (!match?.[1] || url === undefined) continue;
+    if (DATABASE_URL.test(url)) found.push({ name: match[1].toLowerCase(), url });
+    else issues.push({ variable, message: DATABASE_URL_HINT });
+  }
+  return found.sort((a, b) => a.name.localeCompare(b.name));
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = schema.safeParse(env);
-  if (!parsed.success) {
-    const issues: ConfigIssue[] = parsed.error.issues.map((issue) => ({
-      variable: String(issue.path[0] ?? '(environment)'),
-      message: issue.message,
-    }));
-    throw new ConfigError(issues);
-  }
+  const issues: ConfigIssue[] = parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => ({ variable: String(issue.path[0] ?? '(environment)'), message: issue.message }));
+  const named = namedDatabases(env, issues);
+  if (!parsed.success || issues.length > 0) throw new ConfigError(issues);
   const e = parsed.data;
   const home = e.TALLY_HOME.startsWith('~/') ? resolve(homedir(), e.TALLY_HOME.slice(2)) : resolve(e.TALLY_HOME);
+  const main = e.DATABASE_URL ?? `sqlite:${resolve(home, 'telco.db')}`;
   return {
     home,
     instance: e.TALLY_INSTANCE,
@@ -90,6 +131,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       idleTtlMs: e.TALLY_SANDBOX_IDLE_TTL_MS,
       cellTimeoutMs: e.TALLY_CELL_TIMEOUT_MS,
       outputLimitBytes: e.TALLY_OUTPUT_LIMIT_BYTES,
+    },
+    databases: [{ name: databaseName(main), url: main }, ...named],
+    databaseLimits: {
+      queryTimeoutMs: e.TALLY_QUERY_TIMEOUT_MS,
+      extractTimeoutMs: e.TALLY_EXTRACT_TIMEOUT_MS,
+      extractMaxRows: e.TALLY_EXTRACT_MAX_ROWS,
+      extractMaxBytes: e.TALLY_EXTRACT_MAX_BYTES,
     },
   };
 }

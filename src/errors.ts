@@ -11,7 +11,14 @@ export type ErrorCode =
   | 'KERNEL_START_FAILED'
   | 'KERNEL_CLOSED'
   | 'WORKSPACE_PATH_INVALID'
-  | 'WORKSPACE_FILE_TOO_LARGE';
+  | 'WORKSPACE_FILE_TOO_LARGE'
+  | 'DATABASE_UNAVAILABLE'
+  | 'SQL_REJECTED'
+  | 'QUERY_FAILED'
+  | 'QUERY_TIMEOUT'
+  | 'QUERY_CANCELLED'
+  | 'EXTRACT_TOO_LARGE'
+  | 'EXTRACT_FAILED';
 
 export class AppError extends Error {
   readonly code: ErrorCode;
@@ -94,5 +101,67 @@ export class WorkspaceFileTooLargeError extends AppError {
       `Workspace file '${path}' has ${sizeBytes} bytes, over the ${maxBytes}-byte limit (readFile option maxBytes).`,
       { details: { path, sizeBytes, maxBytes } },
     );
+  }
+}
+
+export class DatabaseUnavailableError extends AppError {
+  constructor(database: string, reason: string, cause?: unknown) {
+    super(
+      'DATABASE_UNAVAILABLE',
+      `Database '${database}' cannot be reached: ${reason}. Check DATABASE_URL (or DATABASE_URL_<NAME>) and that the server runs.`,
+      { details: { database }, cause },
+    );
+  }
+}
+
+/**
+ * The errors below describe a mistake in the SQL or the request, not a broken system: the agent's
+ * tools hand their messages back to the model, which can correct itself.
+ */
+export class SqlRejectedError extends AppError {
+  constructor(
+    readonly reason: string,
+    message: string,
+  ) {
+    super('SQL_REJECTED', message, { details: { reason } });
+  }
+}
+
+export class QueryFailedError extends AppError {
+  constructor(database: string, serverMessage: string, cause?: unknown) {
+    super('QUERY_FAILED', `The query failed on '${database}': ${serverMessage}`, { details: { database }, cause });
+  }
+}
+
+export class QueryTimeoutError extends AppError {
+  constructor(timeoutMs: number) {
+    super(
+      'QUERY_TIMEOUT',
+      `The query ran longer than ${timeoutMs} ms and was stopped. Narrow or aggregate it in SQL, or raise the limit (query option timeoutMs, default TALLY_QUERY_TIMEOUT_MS).`,
+      { details: { timeoutMs } },
+    );
+  }
+}
+
+export class QueryCancelledError extends AppError {
+  constructor() {
+    super('QUERY_CANCELLED', 'The query was cancelled.');
+  }
+}
+
+export class ExtractTooLargeError extends AppError {
+  constructor(limit: 'rows' | 'bytes', value: number) {
+    const setting = limit === 'rows' ? 'maxRows (default TALLY_EXTRACT_MAX_ROWS)' : 'maxBytes (default TALLY_EXTRACT_MAX_BYTES)';
+    super(
+      'EXTRACT_TOO_LARGE',
+      `The result is larger than the extract budget of ${value} ${limit}. Filter, sample or aggregate in SQL first, or raise the limit (extract option ${setting}).`,
+      { details: { limit, value } },
+    );
+  }
+}
+
+export class ExtractFailedError extends AppError {
+  constructor(reason: string, details: Record<string, unknown> = {}) {
+    super('EXTRACT_FAILED', `The extract could not be loaded into the kernel: ${reason}`, { details });
   }
 }

@@ -78,6 +78,8 @@ export interface Kernel {
   run(code: string, options?: RunOptions): Promise<Execution>;
   /** Delivers a file the kernel can read (not change) at `/inputs/<path>`; folders are created. */
   writeFile(path: string, data: Uint8Array | string): Promise<void>;
+  /** Removes a delivered input (file or folder) under `/inputs`. */
+  removeInput(path: string): Promise<void>;
   /** Reads a file the kernel wrote at `/workspace/<path>`; links leading outside are refused. */
   readFile(path: string, options?: ReadFileOptions): Promise<Buffer>;
   /** Interrupts the running cell, if any (SIGINT: the cell raises KeyboardInterrupt). */

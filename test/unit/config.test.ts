@@ -37,6 +37,25 @@ describe('loadConfig', () => {
     });
   });
 
+  it('defaults to the embedded demo database and reads named ones', () => {
+    const embedded = loadConfig({ TALLY_HOME: '/srv/tally' });
+    expect(embedded.databases).toEqual([{ name: 'telco', url: 'sqlite:/srv/tally/telco.db' }]);
+    expect(embedded.databaseLimits).toEqual({
+      queryTimeoutMs: 30_000,
+      extractTimeoutMs: 600_000,
+      extractMaxRows: 5_000_000,
+      extractMaxBytes: 2 * 1024 ** 3,
+    });
+    const configured = loadConfig({
+      DATABASE_URL: 'mysql://tally_ro:secret@db.internal:3306/telco_db',
+      DATABASE_URL_SALES: 'sqlite:data/sales.db',
+      TALLY_QUERY_TIMEOUT_MS: '5000',
+    });
+    expect(configured.databases.map((database) => database.name)).toEqual(['telco_db', 'sales']);
+    expect(configured.databaseLimits.queryTimeoutMs).toBe(5000);
+    expect(() => loadConfig({ DATABASE_URL_BAD: 'postgres://x/y' })).toThrow(/DATABASE_URL_BAD/);
+  });
+
   it('reports every problem at once, each naming its variable', () => {
     let error: unknown;
     try {

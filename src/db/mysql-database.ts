@@ -1,0 +1,274 @@
+/**
+ * The Database port on MySQL/MariaDB (mysql2). Read-only in two layers: the statement guard, then a
+ * connection whose session is READ ONLY, for a user that should hold SELECT only. Every statement
+ * runs under a server-side time limit.
+ */
+import mysql, { type Connection as CoreConnection } from 'mysql2';
+import type { Pool, PoolConnection } from 'mysql2/promise';
+import {
+  DatabaseUnavailableError,
+  QueryCancelledError,
+  QueryFailedError,
+  QueryTimeoutError,
+  SqlRejectedError,
+} from '../errors.js';
+import type { Logger } from '../logger.js';
+import type {
+  Database,
+  ExtractOptions,
+  Provenance,
+  QueryOptions,
+  QueryResult,
+  TableDescription,
+  TableInfo,
+} from '../ports/database.js';
+import type { Kernel } from '../ports/sandbox.js';
+import { mysqlTypeNameEncoding } from './column-kind.js';
+import { checkFrameName, extractIntoKernel } from './extract/extract-into-kernel.js';
+import { type MysqlRowStream, streamMysqlRows } from './mysql-rows.js';
+import { checkReadOnlySql } from './sql-guard.js';
+import { describeFromSample, type DatabaseLimits } from './table-metadata.js';
+
+export interface MysqlDatabaseOptions {
+  name: string;
+  /** `mysql://user:password@host:port/database`. */
+  url: string;
+  limits: DatabaseLimits;
+  logger: Logger;
+  /** Connections kept at most. Default 4. */
+  poolSize?: number;
+  /** Replaces the statement guard (layer one). Only tests do, to show that layer two holds alone. */
+  guard?: typeof checkReadOnlySql;
+}
+
+/** Server errors that mean "your statement hit its time limit" (MariaDB 1969, MySQL 3024). */
+const TIMEOUT_CODES = new Set([1969, 3024]);
+const COUNT_EXACTLY_BELOW = 1_000_000;
+
+export class MysqlDatabase implements Database {
+  readonly dialect = 'mysql' as const;
+
+  private constructor(
+    readonly name: string,
+    private readonly pool: Pool,
+    private readonly mariadb: boolean,
+    private readonly options: MysqlDatabaseOptions,
+  ) {}
+
+  static async connect(options: MysqlDatabaseOptions): Promise<MysqlDatabase> {
+    const core = mysql.createPool({
+      uri: options.url,
+      connectionLimit: options.poolSize ?? 4,
+      multipleStatements: false,
+      dateStrings: true,
+      supportBigNumbers: true,
+      bigNumberStrings: false,
+      decimalNumbers: false,
+      charset: 'utf8mb4',
+      connectTimeout: 10_000,
+    });
+    const pool = core.promise();
+    try {
+      const [rows] = await pool.query('SELECT VERSION() AS version, DATABASE() AS db');
+      const info = (rows as Array<{ version: string; db: string | null }>)[0];
+      if (!info?.db) throw new Error('the URL names no database (mysql://user:password@host:port/DATABASE)');
+      return new MysqlDatabase(options.name, pool, /mariadb/i.test(info.version), options);
+    } catch (error) {
+      await pool.end().catch(() => {});
+      throw new DatabaseUnavailableError(options.name, error instanceof Error ? error.message : String(error), error);
+    }
+  }
+
+  async listTables(): Promise<TableInfo[]> {
+    const [rows] = await this.pool.query(
+      `SELECT TABLE_NAME AS name, TABLE_ROWS AS estimate, TABLE_COMMENT AS comment, TABLE_TYPE AS type
+         FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME`,
+    );
+    const tables: TableInfo[] = [];
+    for (const row of rows as Array<{ name: string; estimate: number | null; comment: string; type: string }>) {
+      const estimate = Number(row.estimate ?? 0);
+      const exact = estimate < COUNT_EXACTLY_BELOW ? await this.countRows(row.name) : undefined;
+      tables.push({
+        name: row.name,
+        rows: exact ?? estimate,
+        rowsExact: exact !== undefined,
+        ...(row.comment ? { comment: row.comment } : {}),
+      });
+    }
+    return tables;
+  }
+
+  async describeTable(table: string): Promise<TableDescription> {
+    const info = (await this.listTables()).find((candidate) => candidate.name === table);
+    if (!info) throw await this.noSuchTable(table);
+    const [columns] = await this.pool.query(
+      `SELECT COLUMN_NAME AS name, COLUMN_TYPE AS type, DATA_TYPE AS dataType, IS_NULLABLE AS nullable,
+              COLUMN_KEY AS columnKey, COLUMN_COMMENT AS comment
+         FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`,
+      [table],
+    );
+    const [sample] = await this.pool.query({ sql: `SELECT * FROM ${quote(table)} LIMIT 100`, rowsAsArray: true });
+    return describeFromSample(
+      info,
+      (columns as Array<Record<string, string>>).map((column) => ({
+        name: column.name ?? '',
+        type: column.type ?? '',
+        kind: mysqlTypeNameEncoding(column.dataType ?? '', column.type ?? '').kind,
+        nullable: column.nullable === 'YES',
+        key: ({ PRI: 'primary', UNI: 'unique', MUL: 'index' } as const)[column.columnKey as 'PRI'],
+        comment: column.comment ?? '',
+      })),
+      sample as unknown[][],
+    );
+  }
+
+  async query(sql: string, options: QueryOptions = {}): Promise<QueryResult> {
+    const statement = this.guard(sql);
+    const maxRows = options.maxRows ?? 1000;
+    const started = performance.now();
+    return this.withStatement(statement, options.timeoutMs ?? this.options.limits.queryTimeoutMs, options.signal, async (source) => {
+      const rows: unknown[][] = [];
+      let truncated = false;
+      for await (const batch of source.batches) {
+        const room = maxRows - rows.length;
+        if (batch.length > room) {
+          rows.push(...batch.slice(0, room));
+          truncated = true;
+          await source.cancel();
+          break;
+        }
+        rows.push(...batch);
+      }
+      const columns = source.columns.map((column) => ({ name: column.name, type: column.type, kind: column.encoding.kind }));
+      return { columns, rows, truncated, elapsedMs: performance.now() - started };
+    }, maxRows + 1);
+  }
+
+  async extract(sql: string, kernel: Kernel, name: string, options: ExtractOptions = {}): Promise<Provenance> {
+    checkFrameName(name);
+    const statement = this.guard(sql);
+    const startedAt = Date.now();
+    const limits = this.options.limits;
+    return this.withStatement(statement, options.timeoutMs ?? limits.extractTimeoutMs, options.signal, (source) =>
+      extractIntoKernel({
+        kernel,
+        name,
+        database: this.name,
+        sql: statement,
+        source,
+        options: { ...options, maxRows: options.maxRows ?? limits.extractMaxRows, maxBytes: options.maxBytes ?? limits.extractMaxBytes },
+        startedAt,
+      }),
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  private guard(sql: string): string {
+    const verdict = (this.options.guard ?? checkReadOnlySql)(sql, 'mysql');
+    if (!verdict.ok) throw new SqlRejectedError(verdict.reason, verdict.message);
+    return verdict.sql;
+  }
+
+  /**
+   * Runs `statement` on a connection of its own under a server-side time limit, handing its rows to
+   * `use`. Timeouts, cancellation and server errors come back as coded errors.
+   */
+  private async withStatement<T>(
+    statement: string,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    use: (source: MysqlRowStream) => Promise<T>,
+    batchRows?: number,
+  ): Promise<T> {
+    if (signal?.aborted) throw new QueryCancelledError();
+    const started = Date.now();
+    const connection = await this.pool.getConnection();
+    const threadId = connection.threadId;
+    let stopped: 'timeout' | 'cancelled' | undefined;
+    let broken = false;
+    const kill = async () => {
+      broken = true;
+      await this.pool.query(`KILL QUERY ${Number(threadId)}`).catch(() => {});
+    };
+    const stop = (why: 'timeout' | 'cancelled') => {
+      stopped ??= why;
+      void kill();
+    };
+    const onAbort = () => stop('cancelled');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    // The server enforces the limit; this timer only backs it up if the server does not.
+    const backstop = setTimeout(() => stop('timeout'), timeoutMs + 2000);
+    try {
+      await connection.query(this.sessionStatement(timeoutMs));
+      const core = (connection as unknown as { connection: CoreConnection }).connection;
+      const source = await streamMysqlRows(core, statement, kill, batchRows);
+      const result = await use(source);
+      this.options.logger.debug({ database: this.name, elapsedMs: Date.now() - started }, 'statement finished');
+      return result;
+    } catch (error) {
+      broken = true;
+      if (stopped === 'cancelled') throw new QueryCancelledError();
+      if (stopped === 'timeout' || TIMEOUT_CODES.has(errno(error))) throw new QueryTimeoutError(timeoutMs);
+      throw this.translate(error);
+    } finally {
+      clearTimeout(backstop);
+      signal?.removeEventListener('abort', onAbort);
+      releaseOrDrop(connection, broken);
+    }
+  }
+
+  /**
+   * Layer two, set again before every statement (so an earlier statement cannot have undone it):
+   * the session is read-only, and the server stops the statement at its time limit.
+   */
+  private sessionStatement(timeoutMs: number): string {
+    return this.mariadb
+      ? `SET SESSION tx_read_only = 1, SESSION max_statement_time = ${Math.max(0.001, timeoutMs / 1000)}`
+      : `SET SESSION transaction_read_only = 1, SESSION max_execution_time = ${Math.max(1, Math.round(timeoutMs))}`;
+  }
+
+  private async countRows(table: string): Promise<number | undefined> {
+    const connection = await this.pool.getConnection();
+    try {
+      await connection.query(this.sessionStatement(5000));
+      const [rows] = await connection.query(`SELECT COUNT(*) AS n FROM ${quote(table)}`);
+      return Number((rows as Array<{ n: number }>)[0]?.n ?? 0);
+    } catch {
+      return undefined; // too slow or a broken view: the estimate stands
+    } finally {
+      connection.release();
+    }
+  }
+
+  private async noSuchTable(table: string): Promise<QueryFailedError> {
+    const names = (await this.listTables()).map((info) => info.name).join(', ');
+    return new QueryFailedError(this.name, `no table named '${table}'. Tables: ${names}`);
+  }
+
+  private translate(error: unknown): Error {
+    const code = (error as { code?: string }).code ?? '';
+    if (/^(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|PROTOCOL_CONNECTION_LOST|ER_ACCESS_DENIED_ERROR)$/.test(code)) {
+      return new DatabaseUnavailableError(this.name, (error as Error).message, error);
+    }
+    if (error instanceof SqlRejectedError || error instanceof QueryFailedError) return error;
+    if (error instanceof Error && 'sqlMessage' in error) return new QueryFailedError(this.name, String(error.sqlMessage), error);
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+function errno(error: unknown): number {
+  return Number((error as { errno?: number }).errno ?? 0);
+}
+
+/** A connection whose query was stopped halfway may still be sending rows: never reuse it. */
+function releaseOrDrop(connection: PoolConnection, broken: boolean): void {
+  if (broken) connection.destroy();
+  else connection.release();
+}
+
+export function quote(identifier: string): string {
+  return `\`${identifier.replaceAll('`', '``')}\``;
+}

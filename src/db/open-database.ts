@@ -1,0 +1,24 @@
+/** Opens a configured database by its URL: MySQL/MariaDB, or an embedded SQLite file. */
+import { resolve } from 'node:path';
+import type { DatabaseLimitSettings, DatabaseSettings } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { Database } from '../ports/database.js';
+import { MysqlDatabase } from './mysql-database.js';
+import { SqliteDatabase } from './sqlite-database.js';
+
+export function openDatabase(settings: DatabaseSettings, limits: DatabaseLimitSettings, logger: Logger): Promise<Database> {
+  if (settings.url.startsWith('sqlite:')) {
+    return SqliteDatabase.open({ name: settings.name, path: sqlitePath(settings.url), limits });
+  }
+  return MysqlDatabase.connect({
+    name: settings.name,
+    url: settings.url.replace(/^mariadb:/, 'mysql:'),
+    limits,
+    logger: logger.child({ database: settings.name }),
+  });
+}
+
+/** `sqlite:data/x.db` (relative to the working folder) or `sqlite:///abs/x.db`. */
+export function sqlitePath(url: string): string {
+  return resolve(url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, ''));
+}

@@ -1,0 +1,115 @@
+/**
+ * The database port: read-only access to a relational database, and extraction of a query's rows
+ * into a session's kernel as a pandas DataFrame. Implemented in `src/db/` for MySQL/MariaDB and SQLite.
+ */
+import type { Kernel } from './sandbox.js';
+
+/** How a column's values are carried into pandas. */
+export type ColumnKind =
+  | 'integer'
+  | 'float'
+  | 'decimal'
+  | 'boolean'
+  | 'text'
+  | 'date'
+  | 'datetime'
+  | 'time'
+  | 'binary'
+  | 'json'
+  /** SQLite expressions without a declared type: decided from the values. */
+  | 'dynamic';
+
+export interface ColumnInfo {
+  name: string;
+  /** The database's own type, e.g. `decimal(8,2)`, `varchar(40)`. */
+  type: string;
+  kind: ColumnKind;
+  nullable: boolean;
+  key?: 'primary' | 'unique' | 'index';
+  comment?: string;
+  /** A few distinct non-null values, as text. */
+  samples?: string[];
+}
+
+export interface TableInfo {
+  name: string;
+  rows: number;
+  /** False when `rows` is the engine's estimate (large InnoDB tables). */
+  rowsExact: boolean;
+  comment?: string;
+}
+
+export interface TableDescription extends TableInfo {
+  columns: ColumnInfo[];
+}
+
+export interface QueryColumn {
+  name: string;
+  type: string;
+  kind: ColumnKind;
+}
+
+export interface QueryResult {
+  columns: QueryColumn[];
+  /** Rows as arrays in column order; values as the driver gives them (decimals as strings). */
+  rows: unknown[][];
+  /** More rows existed than `maxRows`. */
+  truncated: boolean;
+  elapsedMs: number;
+}
+
+export interface QueryOptions {
+  /** Rows to return at most. Default 1000. */
+  maxRows?: number;
+  /** Server-side time limit in ms. Default from config (TALLY_QUERY_TIMEOUT_MS). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface ExtractProgress {
+  rows: number;
+  bytes: number;
+  elapsedMs: number;
+}
+
+export interface ExtractOptions {
+  /** Refuse results with more rows. Default from config (TALLY_EXTRACT_MAX_ROWS). */
+  maxRows?: number;
+  /** Refuse results larger than this once encoded. Default from config (TALLY_EXTRACT_MAX_BYTES). */
+  maxBytes?: number;
+  timeoutMs?: number;
+  /** Keep DECIMAL columns as exact strings instead of float64. Default false. */
+  exactDecimals?: boolean;
+  /** Called after every chunk of rows written. */
+  onProgress?: (progress: ExtractProgress) => void;
+  signal?: AbortSignal;
+}
+
+/** Where a DataFrame came from: kept with it in the kernel (`df.attrs["provenance"]`) and in reports. */
+export interface Provenance {
+  /** The DataFrame's variable name in the kernel. */
+  name: string;
+  database: string;
+  sql: string;
+  rows: number;
+  columns: Array<{ name: string; type: string; kind: ColumnKind; dtype: string }>;
+  elapsedMs: number;
+  bytes: number;
+  /** SHA-256 of the extracted data as written. */
+  sha256: string;
+  /** ISO 8601. */
+  extractedAt: string;
+}
+
+export interface Database {
+  /** The name this database is configured under (e.g. `telco`). */
+  readonly name: string;
+  readonly dialect: 'mysql' | 'sqlite';
+  listTables(): Promise<TableInfo[]>;
+  describeTable(table: string): Promise<TableDescription>;
+  /** Runs one read-only statement; SQL the guard rejects throws `SqlRejectedError`. */
+  query(sql: string, options?: QueryOptions): Promise<QueryResult>;
+  /** Streams a query's rows into the kernel as a typed DataFrame named `name`. */
+  extract(sql: string, kernel: Kernel, name: string, options?: ExtractOptions): Promise<Provenance>;
+  close(): Promise<void>;
+}
