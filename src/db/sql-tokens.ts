@@ -1,0 +1,142 @@
+/**
+ * A small SQL tokenizer for the read-only guard (`sql-guard.ts`): just enough of the MySQL/MariaDB and SQLite
+ * lexers to tell code from strings, quoted names and comments. Where two servers, or two modes of one server,
+ * could read the same text differently, it takes the reading that exposes more code, or refuses the text.
+ */
+
+/** Whose lexical rules apply. */
+export type SqlDialect = 'mysql' | 'sqlite';
+
+export interface SqlToken {
+  /** `word`: keyword, name or number; `quoted`: string or quoted name; `variable`: `@x`, `@@x`; `symbol`: the rest. */
+  kind: 'word' | 'quoted' | 'variable' | 'symbol';
+  text: string;
+  /**
+   * Words only, else `''`: the text in upper case without a leading number, because MySQL reads `1e0FOR` and
+   * `1.5LOCK` as a number followed by a keyword.
+   */
+  keyword: string;
+  /** Offsets into the source, `text === sql.slice(start, end)`. */
+  start: number;
+  end: number;
+}
+
+/** Why SQL was refused and, optionally, what the model should do instead. */
+export interface SqlProblem {
+  reason: string;
+  hint?: string;
+}
+
+export type TokenizeResult = { ok: true; tokens: SqlToken[] } | ({ ok: false } & SqlProblem);
+
+const SPACE = new Set([' ', '\t', '\n', '\r', '\f', '\v']);
+/**
+ * MySQL starts a `--` comment only when whitespace or a control character follows. These four certainly qualify;
+ * after anything else the dashes are read as minus signs, so what follows is checked as code either way.
+ */
+const MYSQL_DASH_COMMENT = new Set([' ', '\t', '\n', '\r']);
+const WORD_CHAR = /[\w$\u0080-\uffff]/;
+const LEADING_NUMBER = /^[0-9]*(?:E[0-9]+)?/;
+const CLOSE_HINT = 'Close every string, quoted name and /* comment */.';
+
+export function tokenizeSql(sql: string, dialect: SqlDialect): TokenizeResult {
+  if (sql.includes('\0')) return { ok: false, reason: 'NUL character in the SQL' };
+  const tokens: SqlToken[] = [];
+  const push = (kind: SqlToken['kind'], start: number, end: number) => {
+    const text = sql.slice(start, end);
+    const keyword = kind === 'word' ? text.toUpperCase().replace(LEADING_NUMBER, '') : '';
+    tokens.push({ kind, text, keyword, start, end });
+    return end;
+  };
+  let at = 0;
+  while (at < sql.length) {
+    const ch = sql.charAt(at);
+    const next = sql.charAt(at + 1);
+    if (SPACE.has(ch)) {
+      at += 1;
+    } else if (startsLineComment(sql, at, dialect)) {
+      at = lineEnd(sql, at);
+    } else if (ch === '/' && next === '*') {
+      const executable = dialect === 'mysql' ? executableComment(sql, at) : undefined;
+      if (executable) return { ok: false, ...executable };
+      const close = sql.indexOf('*/', at + 2);
+      if (close < 0) return { ok: false, reason: `unterminated /* comment at character ${at + 1}`, hint: CLOSE_HINT };
+      at = close + 2;
+    } else if (ch === "'" || ch === '"' || ch === '`' || (ch === '[' && dialect === 'sqlite')) {
+      const end = quotedEnd(sql, at, dialect);
+      if (typeof end !== 'number') return { ok: false, ...end };
+      at = push('quoted', at, end);
+    } else if (ch === '@' && variableEnd(sql, at) > at) {
+      at = push('variable', at, variableEnd(sql, at));
+    } else if (WORD_CHAR.test(ch)) {
+      let end = at + 1;
+      while (WORD_CHAR.test(sql.charAt(end))) end += 1;
+      at = push('word', at, end);
+    } else {
+      at = push('symbol', at, ch === ':' && next === '=' ? at + 2 : at + 1);
+    }
+  }
+  return { ok: true, tokens };
+}
+
+function startsLineComment(sql: string, at: number, dialect: SqlDialect): boolean {
+  const ch = sql.charAt(at);
+  if (dialect === 'mysql' && ch === '#') return true;
+  if (ch !== '-' || sql.charAt(at + 1) !== '-') return false;
+  return dialect === 'sqlite' || MYSQL_DASH_COMMENT.has(sql.charAt(at + 2));
+}
+
+/** Both servers end a line comment at '\n' only; ending it at '\r' as well just exposes more text to the checks. */
+function lineEnd(sql: string, at: number): number {
+  let end = at;
+  while (end < sql.length && sql.charAt(end) !== '\n' && sql.charAt(end) !== '\r') end += 1;
+  return end;
+}
+
+/** MySQL runs the text of `/*! … *\/` (MariaDB also `/*M! … *\/`) and reads `/*+ … *\/` as optimizer hints. */
+function executableComment(sql: string, at: number): SqlProblem | undefined {
+  const opening = sql.slice(at, at + 4);
+  if (opening.startsWith('/*!')) return { reason: 'executable comment /*! … */' };
+  if (/^\/\*m!/i.test(opening)) return { reason: 'executable comment /*M! … */' };
+  if (opening.startsWith('/*+')) return { reason: 'optimizer hint /*+ … */' };
+  return undefined;
+}
+
+/**
+ * The offset just past a quoted string or name. MySQL strings honour backslash escapes unless the server runs
+ * with NO_BACKSLASH_ESCAPES (or ANSI_QUOTES, for "…"); a backslash before the closing quote is the one case where
+ * the two readings end the string at different places, so it is refused rather than guessed.
+ */
+function quotedEnd(sql: string, start: number, dialect: SqlDialect): number | SqlProblem {
+  const open = sql.charAt(start);
+  const close = open === '[' ? ']' : open;
+  const escapes = dialect === 'mysql' && open !== '`';
+  let at = start + 1;
+  while (at < sql.length) {
+    const ch = sql.charAt(at);
+    if (escapes && ch === '\\') {
+      if (sql.charAt(at + 1) === close) {
+        return {
+          reason: `backslash-escaped quote \\${close} inside a string (its meaning depends on the server's sql_mode)`,
+          hint: `Write a quote inside a string by doubling it, e.g. ${close}it${close}${close}s${close}.`,
+        };
+      }
+      at += 2;
+    } else if (ch !== close) {
+      at += 1;
+    } else if (close !== ']' && sql.charAt(at + 1) === close) {
+      at += 2;
+    } else {
+      return at + 1;
+    }
+  }
+  return { reason: `unterminated ${open}…${close} at character ${start + 1}`, hint: CLOSE_HINT };
+}
+
+/** `@name` or `@@name` (MySQL variables, SQLite parameters); returns `at` when no name follows. */
+function variableEnd(sql: string, at: number): number {
+  const nameStart = sql.charAt(at + 1) === '@' ? at + 2 : at + 1;
+  let end = nameStart;
+  while (WORD_CHAR.test(sql.charAt(end))) end += 1;
+  return end > nameStart ? end : at;
+}
