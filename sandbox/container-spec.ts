@@ -83,6 +83,9 @@ export function containerSpec(options: ContainerSpecOptions): ContainerCreateOpt
         { Name: 'core', Soft: 0, Hard: 0 },
       ],
       RestartPolicy: { Name: 'no' },
+      // stdout is the reply channel: a logging driver would copy every reply (and any flood user code
+      // writes) to the host's disk without limit. The attached stream does not need one.
+      LogConfig: { Type: 'none', Config: {} },
     },
   };
 }

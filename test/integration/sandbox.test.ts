@@ -67,6 +67,7 @@ describe('the Docker sandbox', () => {
       ['/workspace', true],
     ]);
     expect(Object.keys(host.Tmpfs ?? {})).toEqual(['/tmp']);
+    expect(host.LogConfig?.Type).toBe('none'); // replies never land in a log file on the host
     expect(info.Config.User).toBe('10001:10001');
     expect(info.Config.Env.some((entry) => entry.startsWith('DOCKER') || entry.includes('KEY'))).toBe(false);
     expect(info.Config.Labels).toMatchObject({ 'tally.instance': fixture.instance, 'tally.managed': 'true' });

@@ -24,6 +24,7 @@ describe('containerSpec', () => {
       Binds: ['/data/workspaces/default/k1/work:/workspace:rw', '/data/workspaces/default/k1/inputs:/inputs:ro'],
     });
     expect(spec.User).toBe('10001:10001');
+    expect(spec.HostConfig?.LogConfig).toEqual({ Type: 'none', Config: {} });
     expect(spec.Env?.every((entry) => /^(TALLY_PRELOAD|TMPDIR|TALLY_WORKSPACE)=/.test(entry))).toBe(true);
   });
 
