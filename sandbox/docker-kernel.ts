@@ -76,7 +76,7 @@ export class DockerKernel implements Kernel {
           kernelId: options.kernelId,
           sessionId: options.sessionId,
           workHostPath: options.workspace.workPath,
-        inputsHostPath: options.workspace.inputsPath,
+          inputsHostPath: options.workspace.inputsPath,
           limits: options.limits,
         }),
       )
@@ -154,10 +154,13 @@ export class DockerKernel implements Kernel {
     if (this.disposed) return;
     this.disposed = true;
     this.channel?.close('disposed');
+    // Best effort throughout: disposal runs from timers and shutdown, where a throw would take the process down.
     await this.container.remove({ force: true }).catch((error: { statusCode?: number }) => {
       if (error.statusCode !== 404) this.options.logger.warn({ err: error }, 'could not remove kernel container');
     });
-    await this.options.workspace.remove();
+    await this.options.workspace.remove().catch((error: unknown) => {
+      this.options.logger.error({ err: error, path: this.workspacePath }, 'could not remove kernel workspace');
+    });
     this.options.onDispose?.(this);
   }
 

@@ -3,13 +3,14 @@
  * after a TTL, and this instance's orphans (containers and workspaces) reaped at start-up.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import type Docker from 'dockerode';
 import { SandboxEngineUnavailableError, SandboxImageMissingError } from '../src/errors.js';
 import type { Logger } from '../src/logger.js';
 import type { Kernel, Sandbox } from '../src/ports/sandbox.js';
 import { LABELS, type SandboxLimits } from './container-spec.js';
 import { DockerKernel } from './docker-kernel.js';
+import { removeTree } from './remove-tree.js';
 import { WarmPool } from './warm-pool.js';
 import { Workspace } from './workspace.js';
 
@@ -59,7 +60,9 @@ export class DockerSandbox implements Sandbox {
     await sandbox.reapOrphans();
     sandbox.pool.fill();
     const every = Math.max(1000, Math.min(60_000, Math.floor(options.idleTtlMs / 2)));
-    sandbox.sweeper = setInterval(() => void sandbox.sweep(), every);
+    sandbox.sweeper = setInterval(() => {
+      sandbox.sweep().catch((error: unknown) => options.logger.error({ err: error }, 'idle sweep failed'));
+    }, every);
     sandbox.sweeper.unref();
     return sandbox;
   }
@@ -94,7 +97,7 @@ export class DockerSandbox implements Sandbox {
     const idle = [...this.live.values()].filter(
       (kernel) => !kernel.isBusy && now - kernel.lastActiveAt > this.options.idleTtlMs,
     );
-    await Promise.all(idle.map((kernel) => kernel.dispose()));
+    await Promise.allSettled(idle.map((kernel) => kernel.dispose()));
     if (idle.length > 0) this.options.logger.info({ count: idle.length }, 'disposed idle kernels');
     return idle.length;
   }
@@ -103,7 +106,7 @@ export class DockerSandbox implements Sandbox {
     clearInterval(this.sweeper);
     await Promise.allSettled(this.starting.values());
     await this.pool.close();
-    await Promise.all([...this.live.values()].map((kernel) => kernel.dispose()));
+    await Promise.allSettled([...this.live.values()].map((kernel) => kernel.dispose()));
   }
 
   private async startKernel(sessionId: string): Promise<DockerKernel> {
@@ -128,28 +131,40 @@ export class DockerSandbox implements Sandbox {
         },
       });
     } catch (error) {
-      await workspace.remove();
+      await workspace.remove().catch((removal: unknown) => {
+        logger.error({ err: removal, path: workspace.hostPath }, 'could not remove kernel workspace');
+      });
       throw error;
     }
   }
 
+  /**
+   * Removes what an earlier run of this instance left behind. Best effort: whatever cannot be removed
+   * is logged and left, and start-up goes on (new kernels get new ids, so nothing collides).
+   */
   private async reapOrphans(): Promise<void> {
     const { docker, instance, workspaceRoot, logger } = this.options;
-    const orphans = await docker.listContainers({
-      all: true,
-      filters: { label: [`${LABELS.managed}=true`, `${LABELS.instance}=${instance}`] },
+    try {
+      const orphans = await docker.listContainers({
+        all: true,
+        filters: { label: [`${LABELS.managed}=true`, `${LABELS.instance}=${instance}`] },
+      });
+      await Promise.all(
+        orphans.map((info) =>
+          docker
+            .getContainer(info.Id)
+            .remove({ force: true })
+            .catch((error: unknown) => logger.warn({ err: error, id: info.Id }, 'could not remove orphaned container')),
+        ),
+      );
+      if (orphans.length > 0) logger.info({ count: orphans.length }, 'removed orphaned sandbox containers');
+    } catch (error) {
+      logger.error({ err: error }, 'could not list orphaned sandbox containers');
+    }
+    await removeTree(workspaceRoot).catch((error: unknown) => {
+      logger.error({ err: error, path: workspaceRoot }, 'could not remove orphaned workspaces');
     });
-    await Promise.all(
-      orphans.map((info) =>
-        docker
-          .getContainer(info.Id)
-          .remove({ force: true })
-          .catch(() => {}),
-      ),
-    );
-    await rm(workspaceRoot, { recursive: true, force: true });
     await mkdir(workspaceRoot, { recursive: true, mode: 0o711 });
-    if (orphans.length > 0) logger.info({ count: orphans.length }, 'removed orphaned sandbox containers');
   }
 }
 

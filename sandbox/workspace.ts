@@ -10,6 +10,7 @@ import { constants } from 'node:fs';
 import { chmod, chown, mkdir, open, realpath, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
 import { WorkspaceFileTooLargeError, WorkspacePathError } from '../src/errors.js';
+import { removeTree } from './remove-tree.js';
 
 const SANDBOX_UID = 10001;
 const SANDBOX_GID = 10001;
@@ -74,8 +75,9 @@ export class Workspace {
     }
   }
 
+  /** Removes both folders, however deep the sandbox nested its own; throws when that fails. */
   async remove(): Promise<void> {
-    await rm(this.hostPath, { recursive: true, force: true });
+    await removeTree(this.hostPath);
   }
 }
 

@@ -101,6 +101,28 @@ describe('the Docker sandbox', () => {
     await rm(root, { recursive: true, force: true });
   });
 
+  it('disposes a workspace nested too deep for fs.rm, and a new start of the instance reaps one', async () => {
+    // 24 nested folders of 250 characters: past PATH_MAX, where fs.rm fails with ENAMETOOLONG.
+    const nest =
+      'import os\nos.mkdir("nest"); os.chdir("nest")\nfor _ in range(24):\n    os.mkdir("a" * 250); os.chdir("a" * 250)\nopen("leaf", "w").write("x")\nos.chdir("/workspace")';
+    const root = await mkdtemp(join(tmpdir(), 'tally-deep-'));
+    const crashed = await startTestSandbox({ instance: `${fixture.instance}-deep`, workspaceRoot: root });
+    const disposed = (await crashed.sandbox.acquire('disposed')) as DockerKernel;
+    expect((await disposed.run(nest)).error).toBeUndefined();
+    await disposed.dispose();
+    expect(existsSync(disposed.workspacePath)).toBe(false);
+    await expect(docker.getContainer(disposed.containerId).inspect()).rejects.toMatchObject({ statusCode: 404 });
+    const left = (await crashed.sandbox.acquire('left')) as DockerKernel;
+    expect((await left.run(nest)).error).toBeUndefined();
+    // No close(): the process "crashed". The next start of the same instance still starts and cleans up.
+    const restarted = await startTestSandbox({ instance: crashed.instance, workspaceRoot: root });
+    expect(await containersOf(crashed.instance)).toHaveLength(0);
+    expect(existsSync(left.workspacePath)).toBe(false);
+    expect((await (await restarted.sandbox.acquire('after')).run('1 + 1')).result?.text).toBe('2');
+    await restarted.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
   it('says which setting to change when no engine answers', async () => {
     const start = DockerSandbox.start({
       docker: new Docker({ socketPath: '/nonexistent/docker.sock' }),
