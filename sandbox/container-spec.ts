@@ -16,7 +16,14 @@ export interface SandboxLimits {
   pidsLimit: number;
   /** Size of the tmpfs on /tmp. */
   tmpMb: number;
+  /**
+   * Largest file a kernel process may write (RLIMIT_FSIZE), in MiB; default 4096. A partial guard
+   * for the host's disk: /workspace has no total quota, so many files can still fill it.
+   */
+  fileSizeMb?: number;
 }
+
+export const DEFAULT_FILE_SIZE_MB = 4096;
 
 export interface ContainerSpecOptions {
   image: string;
@@ -42,6 +49,7 @@ export const LABELS = {
 
 export function containerSpec(options: ContainerSpecOptions): ContainerCreateOptions {
   const { limits } = options;
+  const fileSizeBytes = (limits.fileSizeMb ?? DEFAULT_FILE_SIZE_MB) * MIB;
   return {
     name: options.name,
     Image: options.image,
@@ -81,6 +89,8 @@ export function containerSpec(options: ContainerSpecOptions): ContainerCreateOpt
       Ulimits: [
         { Name: 'nofile', Soft: 1024, Hard: 1024 },
         { Name: 'core', Soft: 0, Hard: 0 },
+        // Writes past it fail with EFBIG (Python ignores SIGXFSZ; other programs are stopped by it).
+        { Name: 'fsize', Soft: fileSizeBytes, Hard: fileSizeBytes },
       ],
       RestartPolicy: { Name: 'no' },
       // stdout is the reply channel: a logging driver would copy every reply (and any flood user code

@@ -3,7 +3,7 @@
  * after a TTL, and this instance's orphans (containers and workspaces) reaped at start-up.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import type Docker from 'dockerode';
 import { SandboxEngineUnavailableError, SandboxImageMissingError } from '../src/errors.js';
 import type { Logger } from '../src/logger.js';
@@ -164,7 +164,9 @@ export class DockerSandbox implements Sandbox {
     await removeTree(workspaceRoot).catch((error: unknown) => {
       logger.error({ err: error, path: workspaceRoot }, 'could not remove orphaned workspaces');
     });
-    await mkdir(workspaceRoot, { recursive: true, mode: 0o711 });
+    // Private to this user (see Workspace.create), even when the folder was there before.
+    await mkdir(workspaceRoot, { recursive: true, mode: 0o700 });
+    await chmod(workspaceRoot, 0o700);
   }
 }
 

@@ -27,7 +27,11 @@ export class Workspace {
 
   static async create(root: string, id: string): Promise<Workspace> {
     const workspace = new Workspace(join(root, id));
-    await mkdir(workspace.hostPath, { recursive: true, mode: 0o711 });
+    // Only this user passes the kernel's folder: other local users must not read a session's inputs,
+    // nor run what the sandbox's user (10001) planted in work/, setuid bit and all. Docker mounts the
+    // two folders as root, so the container does not need to pass it.
+    await mkdir(workspace.hostPath, { recursive: true, mode: 0o700 });
+    await chmod(workspace.hostPath, 0o700);
     await mkdir(workspace.workPath, { mode: 0o700 });
     await mkdir(workspace.inputsPath, { mode: 0o755 });
     try {

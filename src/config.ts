@@ -28,6 +28,7 @@ const schema = z.object({
   TALLY_SANDBOX_CPUS: z.coerce.number().positive().max(64).default(1),
   TALLY_SANDBOX_PIDS: count(256),
   TALLY_SANDBOX_TMP_MB: count(256),
+  TALLY_SANDBOX_FILE_SIZE_MB: count(4096),
   TALLY_SANDBOX_POOL_SIZE: z.coerce.number().int().min(0).max(32).default(1),
   TALLY_SANDBOX_IDLE_TTL_MS: count(30 * 60_000),
   TALLY_CELL_TIMEOUT_MS: count(120_000),
@@ -49,6 +50,8 @@ export interface SandboxSettings {
   cpus: number;
   pidsLimit: number;
   tmpMb: number;
+  /** Largest file a kernel may write, in MiB (RLIMIT_FSIZE); /workspace has no total quota. */
+  fileSizeMb: number;
   poolSize: number;
   idleTtlMs: number;
   cellTimeoutMs: number;
@@ -127,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       cpus: e.TALLY_SANDBOX_CPUS,
       pidsLimit: e.TALLY_SANDBOX_PIDS,
       tmpMb: e.TALLY_SANDBOX_TMP_MB,
+      fileSizeMb: e.TALLY_SANDBOX_FILE_SIZE_MB,
       poolSize: e.TALLY_SANDBOX_POOL_SIZE,
       idleTtlMs: e.TALLY_SANDBOX_IDLE_TTL_MS,
       cellTimeoutMs: e.TALLY_CELL_TIMEOUT_MS,

@@ -14,7 +14,10 @@ let kernel: Kernel;
 beforeAll(async () => {
   process.env.TALLY_TEST_SECRET = SECRET;
   process.env.LLM_API_KEY = SECRET;
-  fixture = await startTestSandbox({ limits: { memoryMb: 384, cpus: 0.5, pidsLimit: 96 }, cellTimeoutMs: 20_000 });
+  fixture = await startTestSandbox({
+    limits: { memoryMb: 384, cpus: 0.5, pidsLimit: 96, fileSizeMb: 64 },
+    cellTimeoutMs: 20_000,
+  });
   kernel = await fixture.sandbox.acquire('attacker');
   await kernel.run('canary = "alive"');
 });
@@ -136,6 +139,24 @@ verdict["mounts"] = [line.split()[1] for line in open("/proc/mounts") if " / " i
     expect(verdict['/usr/bin/evil']).toMatch(/EROFS|EACCES/);
     expect(verdict['/bin/sh']).toMatch(/EROFS|EACCES/);
     expect(verdict.mounts).toEqual(['/']);
+    await expectWorking();
+  });
+
+  it('one file larger than the per-file limit in /workspace', async () => {
+    // A partial guard for the host's disk: /workspace has no total quota (see README, known limits).
+    const verdict = await probe(`
+import errno, os
+verdict = {}
+try:
+    with open("huge.bin", "wb") as f:
+        for _ in range(100):
+            f.write(b"x" * (1024 * 1024))
+    verdict["error"] = None
+except OSError as error:
+    verdict["error"] = errno.errorcode.get(error.errno)
+verdict["size"] = os.path.getsize("huge.bin")
+os.remove("huge.bin")`);
+    expect(verdict).toEqual({ error: 'EFBIG', size: 64 * 1024 * 1024 });
     await expectWorking();
   });
 

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,6 +58,7 @@ describe('the Docker sandbox', () => {
     expect(host.MemorySwap).toBe(512 * 1024 * 1024);
     expect(host.NanoCpus).toBe(1e9);
     expect(host.PidsLimit).toBe(128);
+    expect(host.Ulimits).toContainEqual({ Name: 'fsize', Soft: 4096 * 1024 * 1024, Hard: 4096 * 1024 * 1024 });
     expect(host.Binds).toEqual([
       `${kernel.workspacePath}/work:/workspace:rw`,
       `${kernel.workspacePath}/inputs:/inputs:ro`,
@@ -72,6 +73,18 @@ describe('the Docker sandbox', () => {
     expect(info.Config.Env.some((entry) => entry.startsWith('DOCKER') || entry.includes('KEY'))).toBe(false);
     expect(info.Config.Labels).toMatchObject({ 'tally.instance': fixture.instance, 'tally.managed': 'true' });
     expect(JSON.stringify(info)).not.toContain('docker.sock');
+  });
+
+  it('keeps the workspaces private to the host user', async () => {
+    const kernel = (await fixture.sandbox.acquire('inspected')) as DockerKernel;
+    const mode = (path: string) => statSync(path).mode & 0o7777;
+    expect(mode(fixture.workspaceRoot)).toBe(0o700);
+    expect(mode(kernel.workspacePath)).toBe(0o700);
+    expect(statSync(join(kernel.workspacePath, 'work')).uid).toBe(10001);
+    // Docker mounts the folders as root, so the kernel still reaches both.
+    await kernel.writeFile('seen.txt', 'yes');
+    const execution = await kernel.run('open("/inputs/seen.txt").read() + str(open("mine.txt", "w").write("x"))');
+    expect(execution.result?.text).toBe("'yes1'");
   });
 
   it('disposes kernels idle past the TTL; the session then gets a fresh kernel', async () => {

@@ -12,6 +12,7 @@ describe('loadConfig', () => {
       cpus: 1,
       poolSize: 1,
       cellTimeoutMs: 120_000,
+      fileSizeMb: 4096,
     });
     expect(config.home.endsWith('.tally')).toBe(true);
     expect(config.instance).toBe('default');
@@ -24,6 +25,7 @@ describe('loadConfig', () => {
       TALLY_SANDBOX_CPUS: '1.5',
       TALLY_SANDBOX_POOL_SIZE: '0',
       TALLY_SANDBOX_IMAGE: 'registry.example/tally-sandbox:1',
+      TALLY_SANDBOX_FILE_SIZE_MB: '64',
     });
     expect(config.docker).toEqual({ host: '10.0.0.5', port: 2375, protocol: 'http' });
     expect(config.sandbox).toMatchObject({
@@ -31,6 +33,7 @@ describe('loadConfig', () => {
       cpus: 1.5,
       poolSize: 0,
       image: 'registry.example/tally-sandbox:1',
+      fileSizeMb: 64,
     });
     expect(loadConfig({ DOCKER_HOST: 'unix:///run/user/1000/docker.sock' }).docker).toEqual({
       socketPath: '/run/user/1000/docker.sock',

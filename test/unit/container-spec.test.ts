@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { containerSpec } from '../../sandbox/container-spec.js';
+import { type ContainerSpecOptions, containerSpec } from '../../sandbox/container-spec.js';
 
-const spec = containerSpec({
+const options: ContainerSpecOptions = {
   image: 'tally-sandbox:abc',
   name: 'tally-default-k1',
   instance: 'default',
@@ -10,7 +10,8 @@ const spec = containerSpec({
   workHostPath: '/data/workspaces/default/k1/work',
   inputsHostPath: '/data/workspaces/default/k1/inputs',
   limits: { memoryMb: 768, cpus: 0.5, pidsLimit: 64, tmpMb: 32 },
-});
+};
+const spec = containerSpec(options);
 
 describe('containerSpec', () => {
   it('isolates the kernel from the network, the host and privileges', () => {
@@ -36,6 +37,13 @@ describe('containerSpec', () => {
       PidsLimit: 64,
       Tmpfs: { '/tmp': 'rw,nosuid,nodev,noexec,size=32m,mode=1777' },
     });
+    expect(spec.HostConfig?.Ulimits).toContainEqual({
+      Name: 'fsize',
+      Soft: 4096 * 1024 * 1024,
+      Hard: 4096 * 1024 * 1024,
+    });
+    const small = containerSpec({ ...options, limits: { ...options.limits, fileSizeMb: 16 } });
+    expect(small.HostConfig?.Ulimits).toContainEqual({ Name: 'fsize', Soft: 16 * 1024 * 1024, Hard: 16 * 1024 * 1024 });
   });
 
   it('labels the container so orphans can be found', () => {

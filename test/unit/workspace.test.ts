@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -18,6 +18,13 @@ describe('Workspace', () => {
   it('delivers inputs into their own folder, creating subfolders', async () => {
     await workspace.writeInput('extracts/churn/part-1.bin', 'data');
     expect(await readFile(join(workspace.inputsPath, 'extracts/churn/part-1.bin'), 'utf8')).toBe('data');
+  });
+
+  it('keeps the kernel folder private to the host user', async () => {
+    const mode = async (path: string) => (await stat(path)).mode & 0o7777;
+    expect(await mode(workspace.hostPath)).toBe(0o700);
+    expect(await mode(workspace.workPath)).toBe(process.getuid?.() === 0 ? 0o700 : 0o777);
+    expect(await mode(workspace.inputsPath)).toBe(0o755);
   });
 
   it('reads what the kernel wrote', async () => {
