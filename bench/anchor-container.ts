@@ -36,6 +36,8 @@ export function anchorSpec(settings: BenchSettings, options: AnchorOptions): Con
     ...(options.env === undefined ? {} : { Env: options.env }),
     HostConfig: {
       ...spec.HostConfig,
+      // Kernels log nothing (their stdout is the protocol); anchors report their numbers through logs.
+      LogConfig: { Type: 'json-file', Config: {} },
       Binds: [],
       ...(options.unlimitedCpu ? { NanoCpus: 0 } : {}),
     },

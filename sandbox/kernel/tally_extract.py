@@ -15,7 +15,14 @@ NAT = np.iinfo(np.int64).min
 
 
 def _segment(data, segment, dtype):
-    return np.frombuffer(data, dtype=dtype, count=segment["length"] // np.dtype(dtype).itemsize, offset=segment["offset"])
+    count = segment["length"] // np.dtype(dtype).itemsize
+    return np.frombuffer(data, dtype=dtype, count=count, offset=data.base_offset + segment["offset"])
+
+
+class _Part(bytes):
+    """A part file's bytes, seen from one chunk inside it."""
+
+    base_offset = 0
 
 
 def _mask(data, column):
@@ -51,7 +58,8 @@ def _decode(data, column):
         return _micros(_segment(data, column["values"], "<f8"), "timedelta64[ns]")
     if encoding == "dict":
         codes = _segment(data, column["values"], "<i4")
-        start, length = column["dictionary"]["offset"], column["dictionary"]["length"]
+        start = data.base_offset + column["dictionary"]["offset"]
+        length = column["dictionary"]["length"]
         entries = json.loads(data[start : start + length].decode("utf-8"))
         if column.get("binary"):
             entries = [base64.b64decode(entry) for entry in entries]
@@ -84,9 +92,14 @@ def load_extract(folder):
         manifest = json.load(handle)
     columns = manifest["columns"]
     pieces = [[] for _ in columns]
+    parts = {}
     for chunk in manifest["chunks"]:
-        with open(os.path.join(folder, chunk["file"]), "rb") as handle:
-            data = handle.read()
+        if chunk["file"] not in parts:
+            parts.clear()  # chunks come in file order: keep one part in memory at a time
+            with open(os.path.join(folder, chunk["file"]), "rb") as handle:
+                parts[chunk["file"]] = _Part(handle.read())
+        data = parts[chunk["file"]]
+        data.base_offset = chunk["base"]
         for index, column in enumerate(chunk["columns"]):
             pieces[index].append(_decode(data, column))
     if manifest["chunks"]:

@@ -27,7 +27,7 @@ import { mysqlTypeNameEncoding } from './column-kind.js';
 import { checkFrameName, extractIntoKernel } from './extract/extract-into-kernel.js';
 import { type MysqlRowStream, streamMysqlRows } from './mysql-rows.js';
 import { checkReadOnlySql } from './sql-guard.js';
-import { describeFromSample, type DatabaseLimits } from './table-metadata.js';
+import { type DatabaseLimits, describeFromSample } from './table-metadata.js';
 
 export interface MysqlDatabaseOptions {
   name: string;
@@ -126,22 +126,32 @@ export class MysqlDatabase implements Database {
     const statement = this.guard(sql);
     const maxRows = options.maxRows ?? 1000;
     const started = performance.now();
-    return this.withStatement(statement, options.timeoutMs ?? this.options.limits.queryTimeoutMs, options.signal, async (source) => {
-      const rows: unknown[][] = [];
-      let truncated = false;
-      for await (const batch of source.batches) {
-        const room = maxRows - rows.length;
-        if (batch.length > room) {
-          rows.push(...batch.slice(0, room));
-          truncated = true;
-          await source.cancel();
-          break;
+    return this.withStatement(
+      statement,
+      options.timeoutMs ?? this.options.limits.queryTimeoutMs,
+      options.signal,
+      async (source) => {
+        const rows: unknown[][] = [];
+        let truncated = false;
+        for await (const batch of source.batches) {
+          const room = maxRows - rows.length;
+          if (batch.length > room) {
+            rows.push(...batch.slice(0, room));
+            truncated = true;
+            await source.cancel();
+            break;
+          }
+          rows.push(...batch);
         }
-        rows.push(...batch);
-      }
-      const columns = source.columns.map((column) => ({ name: column.name, type: column.type, kind: column.encoding.kind }));
-      return { columns, rows, truncated, elapsedMs: performance.now() - started };
-    }, maxRows + 1);
+        const columns = source.columns.map((column) => ({
+          name: column.name,
+          type: column.type,
+          kind: column.encoding.kind,
+        }));
+        return { columns, rows, truncated, elapsedMs: performance.now() - started };
+      },
+      maxRows + 1,
+    );
   }
 
   async extract(sql: string, kernel: Kernel, name: string, options: ExtractOptions = {}): Promise<Provenance> {
@@ -156,7 +166,11 @@ export class MysqlDatabase implements Database {
         database: this.name,
         sql: statement,
         source,
-        options: { ...options, maxRows: options.maxRows ?? limits.extractMaxRows, maxBytes: options.maxBytes ?? limits.extractMaxBytes },
+        options: {
+          ...options,
+          maxRows: options.maxRows ?? limits.extractMaxRows,
+          maxBytes: options.maxBytes ?? limits.extractMaxBytes,
+        },
         startedAt,
       }),
     );
@@ -254,7 +268,8 @@ export class MysqlDatabase implements Database {
       return new DatabaseUnavailableError(this.name, (error as Error).message, error);
     }
     if (error instanceof SqlRejectedError || error instanceof QueryFailedError) return error;
-    if (error instanceof Error && 'sqlMessage' in error) return new QueryFailedError(this.name, String(error.sqlMessage), error);
+    if (error instanceof Error && 'sqlMessage' in error)
+      return new QueryFailedError(this.name, String(error.sqlMessage), error);
     return error instanceof Error ? error : new Error(String(error));
   }
 }

@@ -1,16 +1,20 @@
 /**
- * One streaming SELECT on a mysql2 connection: its columns, its rows in batches with backpressure,
- * and a way to stop it early that also stops it on the server.
+ * One streaming SELECT on a mysql2 connection: its columns, its rows in batches, and a way to stop
+ * it early that also stops it on the server. Rows are gathered in the driver's own 'result' events
+ * (async iteration per row costs more than parsing them), with the connection paused while the
+ * consumer is two batches behind, so memory stays bounded.
  */
 import type { Connection, FieldPacket } from 'mysql2';
-import { type ExtractColumn, CHUNK_ROWS } from './extract/extract-into-kernel.js';
 import { mysqlColumnEncoding } from './column-kind.js';
+import { CHUNK_ROWS, type ExtractColumn } from './extract/extract-into-kernel.js';
 
 export interface MysqlRowStream {
   columns: ExtractColumn[];
   batches: AsyncIterable<unknown[][]>;
   cancel(): Promise<void>;
 }
+
+const BATCHES_AHEAD = 4;
 
 /** Starts `sql` and resolves once its column definitions have arrived. */
 export function streamMysqlRows(
@@ -20,36 +24,75 @@ export function streamMysqlRows(
   batchRows = CHUNK_ROWS,
 ): Promise<MysqlRowStream> {
   const query = connection.query({ sql, rowsAsArray: true });
-  const stream = query.stream({ highWaterMark: 4096 });
-  // Errors reach the reader through the stream's iterator; these keep a late one (after a cancel
-  // or a timeout, when nobody reads any more) from becoming an unhandled 'error' event.
-  query.on('error', () => {});
-  stream.on('error', () => {});
+  const ready: unknown[][][] = [];
+  let batch: unknown[][] = [];
+  let ended = false;
+  let failure: Error | undefined;
+  let paused = false;
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    wake?.();
+    wake = undefined;
+  };
+
+  query.on('result', (row: unknown) => {
+    if (!Array.isArray(row)) return; // the OK packet of a statement without a result set
+    batch.push(row);
+    if (batch.length >= batchRows) {
+      ready.push(batch);
+      batch = [];
+      if (ready.length >= BATCHES_AHEAD && !paused) {
+        paused = true;
+        connection.pause();
+      }
+      notify();
+    }
+  });
+  query.on('end', () => {
+    if (batch.length > 0) ready.push(batch);
+    batch = [];
+    ended = true;
+    notify();
+  });
   let cancelled = false;
   const cancel = async () => {
     if (cancelled) return;
     cancelled = true;
-    stream.destroy();
+    ended = true;
+    ready.length = 0;
+    notify();
     await onCancel();
   };
+
   async function* batches(): AsyncGenerator<unknown[][]> {
-    let batch: unknown[][] = [];
-    for await (const row of stream) {
-      if (!Array.isArray(row)) continue; // the OK packet of a statement without a result set
-      batch.push(row);
-      if (batch.length >= batchRows) {
-        yield batch;
-        batch = [];
+    while (true) {
+      const next = ready.shift();
+      if (next) {
+        if (paused && ready.length < BATCHES_AHEAD) {
+          paused = false;
+          connection.resume();
+        }
+        yield next;
+        continue;
       }
+      if (failure) throw failure;
+      if (ended) return;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
     }
-    if (batch.length > 0) yield batch;
   }
+
   return new Promise((resolve, reject) => {
-    const fail = (error: Error) => reject(error);
-    stream.once('error', fail);
+    let started = false;
+    query.on('error', (error: Error) => {
+      failure ??= error;
+      notify();
+      if (!started) reject(error);
+    });
     // 'fields' comes first: with the column definitions, or undefined for a statement without rows.
     query.once('fields', (fields: FieldPacket[] | undefined) => {
-      stream.off('error', fail);
+      started = true;
       const columns = (fields ?? []).map((field) => ({
         name: field.name,
         type: describeField(field),

@@ -6,7 +6,11 @@ import type { Database } from '../ports/database.js';
 import { MysqlDatabase } from './mysql-database.js';
 import { SqliteDatabase } from './sqlite-database.js';
 
-export function openDatabase(settings: DatabaseSettings, limits: DatabaseLimitSettings, logger: Logger): Promise<Database> {
+export function openDatabase(
+  settings: DatabaseSettings,
+  limits: DatabaseLimitSettings,
+  logger: Logger,
+): Promise<Database> {
   if (settings.url.startsWith('sqlite:')) {
     return SqliteDatabase.open({ name: settings.name, path: sqlitePath(settings.url), limits });
   }

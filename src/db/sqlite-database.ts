@@ -72,15 +72,20 @@ export class SqliteDatabase implements Database {
     const tables = await this.listTables();
     const info = tables.find((candidate) => candidate.name === table);
     if (!info) {
-      throw new QueryFailedError(this.name, `no table named '${table}'. Tables: ${tables.map((t) => t.name).join(', ')}`);
+      throw new QueryFailedError(
+        this.name,
+        `no table named '${table}'. Tables: ${tables.map((t) => t.name).join(', ')}`,
+      );
     }
-    const columns = (await this.rows(`SELECT name, type, "notnull", pk FROM pragma_table_info(${literal(table)})`)) as Array<
-      [string, string, bigint, bigint]
-    >;
+    const columns = (await this.rows(
+      `SELECT name, type, "notnull", pk FROM pragma_table_info(${literal(table)})`,
+    )) as Array<[string, string, bigint, bigint]>;
     const unique = new Set(
-      ((await this.rows(
-        `SELECT ii.name FROM pragma_index_list(${literal(table)}) AS il, pragma_index_info(il.name) AS ii WHERE il."unique" = 1`,
-      )) as Array<[string]>).map(([name]) => name),
+      (
+        (await this.rows(
+          `SELECT ii.name FROM pragma_index_list(${literal(table)}) AS il, pragma_index_info(il.name) AS ii WHERE il."unique" = 1`,
+        )) as Array<[string]>
+      ).map(([name]) => name),
     );
     const sample = await this.rows(`SELECT * FROM ${quote(table)} LIMIT 100`);
     return describeFromSample(

@@ -4,6 +4,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { QueryCancelledError, QueryFailedError, QueryTimeoutError } from '../errors.js';
+import { CHUNK_ROWS } from './extract/extract-into-kernel.js';
 
 type Reply =
   | { op: 'columns'; columns: Array<{ name: string; type: string | null }> }
@@ -35,7 +36,12 @@ export class SqliteRunner {
    * Runs `statement` and hands it to `use`; the next statement waits until `use` is done. Past
    * `timeoutMs`, or on abort, the worker is terminated, which stops SQLite at once.
    */
-  run<T>(sql: string, timeoutMs: number, signal: AbortSignal | undefined, use: (statement: SqliteStatement) => Promise<T>): Promise<T> {
+  run<T>(
+    sql: string,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    use: (statement: SqliteStatement) => Promise<T>,
+  ): Promise<T> {
     const result = this.tail.then(() => this.execute(sql, timeoutMs, signal, use));
     this.tail = result.catch(() => {});
     return result;
@@ -69,7 +75,7 @@ export class SqliteRunner {
         columns: opened.columns,
         batches: (async function* () {
           while (!finished) {
-            const reply = await ask({ op: 'next', rows: 65_536 });
+            const reply = await ask({ op: 'next', rows: CHUNK_ROWS });
             if (reply.op !== 'rows') throw new Error('unexpected reply to next');
             finished = reply.done;
             if (reply.rows.length > 0) yield reply.rows;

@@ -19,7 +19,11 @@ export type ColumnWithoutSamples = Omit<ColumnInfo, 'samples' | 'key' | 'comment
 };
 
 /** A table description with a few distinct sample values per column, taken from its first rows. */
-export function describeFromSample(info: TableInfo, columns: ColumnWithoutSamples[], sample: unknown[][]): TableDescription {
+export function describeFromSample(
+  info: TableInfo,
+  columns: ColumnWithoutSamples[],
+  sample: unknown[][],
+): TableDescription {
   return {
     ...info,
     columns: columns.map((column, index) => {

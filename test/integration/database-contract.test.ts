@@ -1,18 +1,18 @@
 /** One contract, two real implementations: MariaDB (mysql2) and an embedded SQLite file. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MysqlDatabase } from '../../src/db/mysql-database.js';
-import { SqliteDatabase } from '../../src/db/sqlite-database.js';
 import type { checkReadOnlySql } from '../../src/db/sql-guard.js';
+import { SqliteDatabase } from '../../src/db/sqlite-database.js';
 import {
+  DatabaseUnavailableError,
   QueryCancelledError,
   QueryFailedError,
   QueryTimeoutError,
   SqlRejectedError,
-  DatabaseUnavailableError,
 } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
 import type { Database } from '../../src/ports/database.js';
-import { LIMITS, sampleMysql, sampleSqlite, type SampleDatabase } from '../support/sample-databases.js';
+import { LIMITS, type SampleDatabase, sampleMysql, sampleSqlite } from '../support/sample-databases.js';
 
 type Guard = typeof checkReadOnlySql;
 const logger = createLogger({ level: 'silent' });
@@ -25,7 +25,13 @@ const implementations = [
     open: (location: string, guard?: Guard) =>
       MysqlDatabase.connect({ name: 'shop', url: location, limits: LIMITS, logger, ...(guard ? { guard } : {}) }),
     slowSql: 'SELECT SLEEP(5)',
-    writes: ['INSERT INTO orders VALUES (9, "Eve", 1, "2024-04-01", NULL, 0)', 'UPDATE orders SET amount = 0', 'DELETE FROM orders', 'DROP TABLE orders', 'CREATE TABLE hack (a INT)'],
+    writes: [
+      'INSERT INTO orders VALUES (9, "Eve", 1, "2024-04-01", NULL, 0)',
+      'UPDATE orders SET amount = 0',
+      'DELETE FROM orders',
+      'DROP TABLE orders',
+      'CREATE TABLE hack (a INT)',
+    ],
   },
   {
     dialect: 'sqlite' as const,
@@ -33,7 +39,14 @@ const implementations = [
     open: (location: string, guard?: Guard) =>
       SqliteDatabase.open({ name: 'shop', path: location, limits: LIMITS, ...(guard ? { guard } : {}) }),
     slowSql: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT COUNT(*) FROM c',
-    writes: ["INSERT INTO orders VALUES (9, 'Eve', 1, '2024-04-01', NULL, 0)", 'UPDATE orders SET amount = 0', 'DELETE FROM orders', 'DROP TABLE orders', 'CREATE TABLE hack (a INT)', "ATTACH DATABASE '/tmp/tally-attached.db' AS other"],
+    writes: [
+      "INSERT INTO orders VALUES (9, 'Eve', 1, '2024-04-01', NULL, 0)",
+      'UPDATE orders SET amount = 0',
+      'DELETE FROM orders',
+      'DROP TABLE orders',
+      'CREATE TABLE hack (a INT)',
+      "ATTACH DATABASE '/tmp/tally-attached.db' AS other",
+    ],
   },
 ];
 
@@ -80,7 +93,9 @@ describe.each(implementations)('the $dialect database', ({ dialect, sample, open
   });
 
   it('runs a read-only query and caps the rows it returns', async () => {
-    const result = await database.query('SELECT customer, SUM(amount) AS total FROM orders GROUP BY customer ORDER BY customer');
+    const result = await database.query(
+      'SELECT customer, SUM(amount) AS total FROM orders GROUP BY customer ORDER BY customer',
+    );
     expect(result.columns.map((column) => column.name)).toEqual(['customer', 'total']);
     expect(result.rows.map((row) => [row[0], Number(row[1])])).toEqual([
       ['Ann', 162.5],
@@ -146,7 +161,8 @@ describe.each(implementations)('the $dialect database', ({ dialect, sample, open
   });
 
   it('says which setting to check when the database is not there', async () => {
-    const missing = dialect === 'mysql' ? fixture.location.replace(/\/[^/]+$/, '/no_such_database') : '/nonexistent/x.db';
+    const missing =
+      dialect === 'mysql' ? fixture.location.replace(/\/[^/]+$/, '/no_such_database') : '/nonexistent/x.db';
     const attempt = open(missing);
     await expect(attempt).rejects.toBeInstanceOf(DatabaseUnavailableError);
     await expect(attempt).rejects.toThrow(/DATABASE_URL/);

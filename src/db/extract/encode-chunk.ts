@@ -43,7 +43,13 @@ export interface EncodeOptions {
   exactDecimals: boolean;
 }
 
-type Encoded = { encoding: SegmentEncoding; values: Uint8Array; mask?: Uint8Array; dictionary?: Buffer; binary?: boolean };
+type Encoded = {
+  encoding: SegmentEncoding;
+  values: Uint8Array;
+  mask?: Uint8Array;
+  dictionary?: Buffer;
+  binary?: boolean;
+};
 
 class NotThisKind extends Error {}
 
@@ -120,7 +126,8 @@ function encodeIntegers(rows: unknown[][], index: number): Encoded {
     }
     const number = toNumber(value);
     if (!Number.isSafeInteger(number)) {
-      if (Number.isInteger(number) || typeof value === 'bigint' || typeof value === 'string') return encodeWide(rows, index);
+      if (Number.isInteger(number) || typeof value === 'bigint' || typeof value === 'string')
+        return encodeWide(rows, index);
       return encodeFloats(rows, index); // SQLite lets an INTEGER column hold 2.5
     }
     values[row] = number;
@@ -173,9 +180,20 @@ function encodeMicros(
   parse: (value: unknown) => number,
 ): Encoded {
   const values = new Float64Array(rows.length);
+  // Dates repeat (a day column has a few thousand values): parse each distinct string once per chunk.
+  const seen = new Map<unknown, number>();
   for (let row = 0; row < rows.length; row++) {
     const value = rows[row]?.[index];
-    values[row] = value === null || value === undefined ? Number.NaN : parse(value);
+    if (value === null || value === undefined) {
+      values[row] = Number.NaN;
+      continue;
+    }
+    let micros = seen.get(value);
+    if (micros === undefined) {
+      micros = parse(value);
+      if (seen.size < 4096) seen.set(value, micros);
+    }
+    values[row] = micros;
   }
   return { encoding, values: bytes(values) };
 }
@@ -193,11 +211,28 @@ function encodeDictionary(rows: unknown[][], index: number, binary: boolean): En
     const text = toText(value, binary);
     let code = lookup.get(text);
     if (code === undefined) {
+      // Mostly distinct values (names, ids): a dictionary only costs time. Store them in row order.
+      if (row === 1024 && entries.length > 768) return encodePlain(rows, index, binary);
       code = entries.length;
       entries.push(text);
       lookup.set(text, code);
     }
     codes[row] = code;
+  }
+  return { encoding: 'dict', values: bytes(codes), dictionary: Buffer.from(JSON.stringify(entries)), binary };
+}
+
+/** The `dict` encoding with one entry per row (codes 0..n-1, -1 for NULL). */
+function encodePlain(rows: unknown[][], index: number, binary: boolean): Encoded {
+  const codes = new Int32Array(rows.length);
+  const entries: string[] = [];
+  for (let row = 0; row < rows.length; row++) {
+    const value = rows[row]?.[index];
+    if (value === null || value === undefined) codes[row] = -1;
+    else {
+      codes[row] = entries.length;
+      entries.push(toText(value, binary));
+    }
   }
   return { encoding: 'dict', values: bytes(codes), dictionary: Buffer.from(JSON.stringify(entries)), binary };
 }
@@ -239,18 +274,64 @@ function toText(value: unknown, binary: boolean): string {
 
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?)?(Z|[+-]\d{2}:?\d{2})?$/;
 
+/** Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's days_from_civil). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146097 + dayOfEra - 719468;
+}
+
+const digit = (text: string, at: number) => text.charCodeAt(at) - 48;
+const digits2 = (text: string, at: number) => digit(text, at) * 10 + digit(text, at + 1);
+const DATE_DIGITS = [0, 1, 2, 3, 5, 6, 8, 9];
+const TIME_DIGITS = [11, 12, 14, 15, 17, 18];
+
+function digitsAt(text: string, positions: number[]): boolean {
+  for (const at of positions) {
+    const code = text.charCodeAt(at);
+    if (code < 48 || code > 57) return false;
+  }
+  return true;
+}
+
 /** Microseconds since 1970 (UTC, or the wall-clock time as stored when no zone is given). */
 function parseDateTime(value: unknown): number {
   if (value instanceof Date) return value.getTime() * 1000;
-  const match = typeof value === 'string' ? DATE_TIME.exec(value) : null;
+  if (typeof value !== 'string') throw new NotThisKind();
+  // The shapes MySQL sends with dateStrings: 'YYYY-MM-DD' and 'YYYY-MM-DD HH:MM:SS[.ffffff]'.
+  const plain = value.length === 10 || (value.length >= 19 && value.length <= 26 && value[10] === ' ');
+  if (
+    plain &&
+    value[4] === '-' &&
+    value[7] === '-' &&
+    digitsAt(value, DATE_DIGITS) &&
+    (value.length === 10 || (value[13] === ':' && value[16] === ':' && digitsAt(value, TIME_DIGITS)))
+  ) {
+    const year = digit(value, 0) * 1000 + digit(value, 1) * 100 + digits2(value, 2);
+    const month = digits2(value, 5);
+    const day = digits2(value, 8);
+    if (year === 0 || month === 0 || day === 0) return Number.NaN; // MySQL zero dates
+    let seconds = daysFromCivil(year, month, day) * 86_400;
+    let micros = 0;
+    if (value.length > 10) {
+      seconds += digits2(value, 11) * 3600 + digits2(value, 14) * 60 + digits2(value, 17);
+      if (value.length > 20) micros = value[19] === '.' ? Number(value.slice(20).padEnd(6, '0')) : Number.NaN;
+    }
+    const result = seconds * 1_000_000 + micros;
+    if (Number.isFinite(result) && month <= 12 && day <= 31) return result;
+  }
+  const match = DATE_TIME.exec(value);
   if (match === null) throw new NotThisKind();
   const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '', zone] = match;
-  if (year === '0000' || month === '00' || day === '00') return Number.NaN; // MySQL zero dates
+  if (year === '0000' || month === '00' || day === '00') return Number.NaN;
   let millis = Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second));
   if (zone && zone !== 'Z') {
     const sign = zone.startsWith('-') ? -1 : 1;
-    const digits = zone.slice(1).replace(':', '');
-    millis -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
+    const offset = zone.slice(1).replace(':', '');
+    millis -= sign * (Number(offset.slice(0, 2)) * 60 + Number(offset.slice(2))) * 60_000;
   }
   return millis * 1000 + Number(fraction.padEnd(6, '0'));
 }
