@@ -1,15 +1,15 @@
 /**
  * A kernel's files on the host, in two folders:
  * - `work/`, mounted read-write at /workspace: the sandbox's own place. Code in the sandbox can plant
- *   links or swap folders there at any moment, so the host only reads from it, and checks the file it
- *   actually opened.
+ *   links or swap folders there at any moment, so the host only reads from it, one component at a
+ *   time without following links.
  * - `inputs/`, mounted read-only at /inputs: where the host delivers files (extracts, uploads). The
  *   sandbox cannot change anything in it, so host writes cannot be redirected.
  */
-import { constants } from 'node:fs';
-import { chmod, chown, mkdir, open, realpath, rm, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
-import { WorkspaceFileTooLargeError, WorkspacePathError } from '../src/errors.js';
+import { chmod, chown, type FileHandle, mkdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { WorkspaceFileTooLargeError } from '../src/errors.js';
+import { checkRelative, openInside } from './open-inside.js';
 import { removeTree } from './remove-tree.js';
 
 const SANDBOX_UID = 10001;
@@ -53,27 +53,14 @@ export class Workspace {
     await rm(join(this.inputsPath, checkRelative(path)), { recursive: true, force: true });
   }
 
-  /** Reads a file the kernel wrote at /workspace/<path>, refusing anything that leads outside. */
+  /**
+   * Reads a file the kernel wrote at /workspace/<path>, never leaving the workspace (see
+   * open-inside.ts). At most `maxBytes` are read, even from a file that grows meanwhile.
+   */
   async readWork(path: string, maxBytes = DEFAULT_READ_LIMIT_BYTES): Promise<Buffer> {
-    const root = await realpath(this.workPath);
-    const target = join(root, checkRelative(path));
-    const parent = await realpath(dirname(target)).catch(() => null);
-    if (parent === null) throw new WorkspacePathError(path, 'its folder does not exist');
-    if (!inside(root, parent)) throw new WorkspacePathError(path, 'it resolves outside the workspace through a link');
-    const file = await open(target, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(
-      (error: NodeJS.ErrnoException) => {
-        if (error.code === 'ELOOP') throw new WorkspacePathError(path, 'it is a link');
-        throw error;
-      },
-    );
+    const file = await openInside(this.workPath, path);
     try {
-      // The folders may have been swapped for links since the check above: look at what was opened.
-      const opened = await realpath(`/proc/self/fd/${file.fd}`).catch(() => target);
-      if (!inside(root, opened)) throw new WorkspacePathError(path, 'it resolves outside the workspace through a link');
-      const info = await file.stat();
-      if (!info.isFile()) throw new WorkspacePathError(path, 'it is not a regular file');
-      if (info.size > maxBytes) throw new WorkspaceFileTooLargeError(path, info.size, maxBytes);
-      return await file.readFile();
+      return await readAtMost(file, maxBytes, path);
     } finally {
       await file.close();
     }
@@ -85,17 +72,28 @@ export class Workspace {
   }
 }
 
-function checkRelative(path: string): string {
-  if (path === '' || isAbsolute(path) || path.includes('\0')) {
-    throw new WorkspacePathError(path, 'give a relative path inside the workspace');
+/**
+ * Reads the whole file if it has at most `maxBytes`, else refuses. Never reads more than one byte
+ * past the limit, even from a file that grows after `stat()` (or claims a size it does not have).
+ */
+export async function readAtMost(
+  file: Pick<FileHandle, 'stat' | 'read'>,
+  maxBytes: number,
+  path: string,
+): Promise<Buffer> {
+  const { size } = await file.stat();
+  if (size > maxBytes) throw new WorkspaceFileTooLargeError(path, size, maxBytes);
+  let buffer = Buffer.allocUnsafe(Math.min(size, maxBytes) + 1);
+  let length = 0;
+  for (;;) {
+    if (length === buffer.length) {
+      if (length > maxBytes) throw new WorkspaceFileTooLargeError(path, length, maxBytes);
+      const larger = Buffer.allocUnsafe(Math.min(maxBytes + 1, buffer.length * 2));
+      buffer.copy(larger, 0, 0, length);
+      buffer = larger;
+    }
+    const { bytesRead } = await file.read(buffer, length, buffer.length - length, length);
+    if (bytesRead === 0) return buffer.subarray(0, length);
+    length += bytesRead;
   }
-  const normalized = normalize(path);
-  if (normalized === '..' || normalized.startsWith(`..${sep}`) || normalized === '.') {
-    throw new WorkspacePathError(path, 'it leaves the workspace');
-  }
-  return normalized;
-}
-
-function inside(root: string, path: string): boolean {
-  return path === root || path.startsWith(root + sep);
 }

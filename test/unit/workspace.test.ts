@@ -1,10 +1,23 @@
-import { mkdir, mkdtemp, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { spawn, spawnSync } from 'node:child_process';
+import type { Stats } from 'node:fs';
+import { type FileHandle, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Workspace } from '../../sandbox/workspace.js';
+import { readAtMost, Workspace } from '../../sandbox/workspace.js';
 import { WorkspaceFileTooLargeError, WorkspacePathError } from '../../src/errors.js';
 
+const MIB = 1024 * 1024;
+/** argv[1]: a workspace with out/ (a folder) and link (to a host folder); swaps them forever. */
+const SWAP_FOREVER = `
+const { renameSync } = require('node:fs');
+const work = process.argv[1];
+for (;;) {
+  renameSync(work + '/out', work + '/real');
+  renameSync(work + '/link', work + '/out');
+  renameSync(work + '/out', work + '/link');
+  renameSync(work + '/real', work + '/out');
+}`;
 let root: string;
 let workspace: Workspace;
 
@@ -45,15 +58,64 @@ describe('Workspace', () => {
     await symlink(root, join(workspace.workPath, 'dir-link'));
     await expect(workspace.readWork('link')).rejects.toBeInstanceOf(WorkspacePathError);
     await expect(workspace.readWork('dir-link/host-secret')).rejects.toBeInstanceOf(WorkspacePathError);
+    // A link deeper down, and the same answer whether or not its target exists on the host.
+    await mkdir(join(workspace.workPath, 'a'));
+    await symlink(root, join(workspace.workPath, 'a', 'b'));
+    await symlink(join(root, 'no-such-folder'), join(workspace.workPath, 'a', 'c'));
+    await expect(workspace.readWork('a/b/host-secret')).rejects.toThrow(/goes through a link/);
+    await expect(workspace.readWork('a/c/host-secret')).rejects.toThrow(/goes through a link/);
   });
 
-  it('checks the file it opened, not only the path it checked', async () => {
-    // A folder swapped for a link is caught by the path check; the fd check backs it up.
+  it('never reads through a folder the sandbox swaps for a link while the host reads', async () => {
+    // A racing process swaps work/out between a real folder and a link to a host folder, as code in
+    // the sandbox can. Resolving the path and then opening it reads the host's file now and then;
+    // the component-by-component walk gets the real file or a refusal, never the host's.
     await mkdir(join(workspace.workPath, 'out'));
-    await writeFile(join(root, 'secret.txt'), 'secret');
-    await rename(join(workspace.workPath, 'out'), join(workspace.workPath, 'old'));
-    await symlink(root, join(workspace.workPath, 'out'));
-    await expect(workspace.readWork('out/secret.txt')).rejects.toBeInstanceOf(WorkspacePathError);
+    await writeFile(join(workspace.workPath, 'out', 'secret.txt'), 'inside');
+    await mkdir(join(root, 'host'));
+    await writeFile(join(root, 'host', 'secret.txt'), 'HOST');
+    await symlink(join(root, 'host'), join(workspace.workPath, 'link'));
+    const swapper = spawn(process.execPath, ['-e', SWAP_FOREVER, workspace.workPath], { stdio: 'ignore' });
+    const seen = { inside: 0, host: 0, refused: 0 };
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      for (let attempt = 0; attempt < 3000; attempt += 1) {
+        try {
+          const text = (await workspace.readWork('out/secret.txt')).toString();
+          seen[text === 'HOST' ? 'host' : 'inside'] += 1;
+        } catch (error) {
+          if (!(error instanceof WorkspacePathError)) throw error;
+          seen.refused += 1;
+        }
+      }
+    } finally {
+      swapper.kill('SIGKILL');
+    }
+    expect(seen.host).toBe(0);
+    expect(seen.inside).toBeGreaterThan(0);
+    expect(seen.refused).toBeGreaterThan(0); // the race was on
+  });
+
+  it('refuses a FIFO at once instead of waiting on it', async () => {
+    expect(spawnSync('mkfifo', [join(workspace.workPath, 'pipe')]).status).toBe(0);
+    await expect(workspace.readWork('pipe')).rejects.toThrow(/not a regular file/);
+  });
+
+  it('reads no more than one byte past the limit from a file that grew after stat()', async () => {
+    // The file says it is empty, then has 10 MiB by the time it is read.
+    const content = Buffer.alloc(10 * MIB, 120);
+    let requested = 0;
+    const grown = {
+      stat: async () => ({ size: 0 }) as Stats,
+      read: async <T extends NodeJS.ArrayBufferView>(buffer: T, offset: number, length: number, position: number) => {
+        requested += length;
+        const bytesRead = content.copy(buffer as unknown as Buffer, offset, position, position + length);
+        return { bytesRead, buffer };
+      },
+    } as Pick<FileHandle, 'stat' | 'read'>;
+    await expect(readAtMost(grown, 4 * MIB, 'grown.bin')).rejects.toBeInstanceOf(WorkspaceFileTooLargeError);
+    expect(requested).toBe(4 * MIB + 1);
+    expect((await readAtMost(grown, 10 * MIB, 'grown.bin')).equals(content)).toBe(true);
   });
 
   it('refuses files over the read limit, naming the option', async () => {
