@@ -63,6 +63,8 @@ export interface DatabaseSettings {
   /** How people and the model name it, e.g. `telco_db`. */
   name: string;
   url: string;
+  /** The demo database tally builds itself in TALLY_HOME when no DATABASE_URL is set. */
+  embedded?: boolean;
 }
 
 export interface DatabaseLimitSettings {
@@ -136,7 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       cellTimeoutMs: e.TALLY_CELL_TIMEOUT_MS,
       outputLimitBytes: e.TALLY_OUTPUT_LIMIT_BYTES,
     },
-    databases: [{ name: databaseName(main), url: main }, ...named],
+    databases: [{ name: databaseName(main), url: main, ...(e.DATABASE_URL ? {} : { embedded: true }) }, ...named],
     databaseLimits: {
       queryTimeoutMs: e.TALLY_QUERY_TIMEOUT_MS,
       extractTimeoutMs: e.TALLY_EXTRACT_TIMEOUT_MS,

@@ -18,7 +18,11 @@ export type ErrorCode =
   | 'QUERY_TIMEOUT'
   | 'QUERY_CANCELLED'
   | 'EXTRACT_TOO_LARGE'
-  | 'EXTRACT_FAILED';
+  | 'EXTRACT_FAILED'
+  | 'TELCO_ARGUMENT_INVALID'
+  | 'TELCO_CSV_INVALID'
+  | 'TELCO_DATABASE_UNREACHABLE'
+  | 'TELCO_DATABASE_REFUSED';
 
 export class AppError extends Error {
   readonly code: ErrorCode;

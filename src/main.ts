@@ -2,17 +2,22 @@
  * The composition root: reads the config, builds the real parts, and runs a command.
  * Usage: tally demo | tally help
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { DockerSandbox } from '../sandbox/docker-sandbox.js';
 import { sandboxImageTag } from '../sandbox/image-tag.js';
-import { type Config, loadConfig } from './config.js';
-import { runSandboxDemo } from './demo/sandbox-demo.js';
+import { loadTelco } from '../telco_data/index.js';
+import { type Config, type DatabaseSettings, loadConfig } from './config.js';
+import { openDatabase, sqlitePath } from './db/open-database.js';
+import { runTelcoDemo } from './demo/telco-demo.js';
 import { AppError } from './errors.js';
 import { createLogger, type Logger } from './logger.js';
+import type { Database } from './ports/database.js';
 
 const USAGE = `usage: tally <command>
-  demo   open a session, run a short analysis in its sandbox, save the chart
+  demo   analyse the telco database in a sandboxed session and save a chart
+         (builds the embedded demo database first when no DATABASE_URL is set)
   help   this text`;
 
 export function createSandbox(config: Config, logger: Logger): Promise<DockerSandbox> {
@@ -30,6 +35,17 @@ export function createSandbox(config: Config, logger: Logger): Promise<DockerSan
   });
 }
 
+/** Opens a configured database, building the embedded demo database first if it is not there. */
+async function openDemoDatabase(config: Config, logger: Logger, print: (line: string) => void): Promise<Database> {
+  const settings = config.databases[0] as DatabaseSettings;
+  if (settings.embedded && !existsSync(sqlitePath(settings.url))) {
+    print(`building the demo database ${settings.url} (no DATABASE_URL is set)`);
+    const report = await loadTelco({ target: settings.url });
+    print(`  ${report.trainCustomers} train and ${report.testCustomers} test customers in ${report.durationMs} ms\n`);
+  }
+  return openDatabase(settings, config.databaseLimits, logger);
+}
+
 async function main(argv: string[]): Promise<number> {
   const command = argv[0] ?? 'help';
   if (command === 'help' || command === '--help') {
@@ -42,15 +58,14 @@ async function main(argv: string[]): Promise<number> {
   }
   const config = loadConfig();
   const logger = createLogger({ level: config.logLevel });
+  const print = (line: string) => process.stdout.write(`${line}\n`);
+  const database = await openDemoDatabase(config, logger, print);
   const sandbox = await createSandbox({ ...config, sandbox: { ...config.sandbox, poolSize: 0 } }, logger);
   try {
-    await runSandboxDemo({
-      sandbox,
-      outDir: join(config.home, 'demo'),
-      print: (line) => process.stdout.write(`${line}\n`),
-    });
+    await runTelcoDemo({ sandbox, database, outDir: join(config.home, 'demo'), print });
   } finally {
     await sandbox.close();
+    await database.close();
   }
   return 0;
 }

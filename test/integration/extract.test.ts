@@ -154,7 +154,7 @@ out["body"] = [None if v is None else len(v) for v in t["body"]]`);
     expect(values.flag).toEqual([true, null, false]);
     expect(values.bitflag).toEqual([true, null, false]);
     expect(values.price).toEqual([12345678.1234, null, -0.0001]);
-    expect(values.measure).toEqual([3.141592653589793, null, -2.5e300]);
+    expect(values.measure).toEqual([Math.PI, null, -2.5e300]);
     expect(values.day).toEqual(['2024-02-29 00:00:00', null, '1970-01-01 00:00:00']);
     expect(values.moment).toEqual(['2024-02-29 23:59:59.123456', null, '1900-01-01 00:00:00']);
     expect(values.stamp).toEqual(['2024-03-01 00:00:01', null, null]);

@@ -42,7 +42,7 @@ describe('loadConfig', () => {
 
   it('defaults to the embedded demo database and reads named ones', () => {
     const embedded = loadConfig({ TALLY_HOME: '/srv/tally' });
-    expect(embedded.databases).toEqual([{ name: 'telco', url: 'sqlite:/srv/tally/telco.db' }]);
+    expect(embedded.databases).toEqual([{ name: 'telco', url: 'sqlite:/srv/tally/telco.db', embedded: true }]);
     expect(embedded.databaseLimits).toEqual({
       queryTimeoutMs: 30_000,
       extractTimeoutMs: 600_000,
