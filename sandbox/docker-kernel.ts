@@ -55,6 +55,7 @@ export class DockerKernel implements Kernel {
   private readonly journal: string[] = [];
   private tail: Promise<unknown> = Promise.resolve();
   private disposed = false;
+  private disposal: Promise<void> | undefined;
   private running = false;
   private queued = 0;
   private session: string;
@@ -105,7 +106,7 @@ export class DockerKernel implements Kernel {
     return this.options.workspace.hostPath;
   }
 
-  /** True while a cell runs or waits its turn; the idle sweep leaves busy kernels alone. */
+  /** True while a cell or a restart runs or waits its turn; the idle sweep leaves busy kernels alone. */
   get isBusy(): boolean {
     return this.queued > 0;
   }
@@ -117,18 +118,20 @@ export class DockerKernel implements Kernel {
   /** Hands a warm-pool kernel to a session. */
   adopt(sessionId: string): void {
     this.session = sessionId;
+    this.touch();
+  }
+
+  /** Marks the kernel as used now, so the idle sweep does not take it from a session that just asked for it. */
+  touch(): void {
     this.lastActiveAt = Date.now();
   }
 
   run(code: string, options: RunOptions = {}): Promise<Execution> {
-    this.queued += 1;
-    return this.serialize(() => this.execute(code, options)).finally(() => {
-      this.queued -= 1;
-    });
+    return this.busyWhile(() => this.execute(code, options));
   }
 
   restart(): Promise<KernelRestart> {
-    return this.serialize(() => this.recover('requested'));
+    return this.busyWhile(() => this.recover('requested'));
   }
 
   async interrupt(): Promise<void> {
@@ -150,8 +153,13 @@ export class DockerKernel implements Kernel {
     return this.options.workspace.readWork(path, options.maxBytes);
   }
 
-  async dispose(): Promise<void> {
-    if (this.disposed) return;
+  /** Idempotent; every caller gets the same promise, so none goes on while the container remains. */
+  dispose(): Promise<void> {
+    this.disposal ??= this.removeEverything();
+    return this.disposal;
+  }
+
+  private async removeEverything(): Promise<void> {
     this.disposed = true;
     this.channel?.close('disposed');
     // Best effort throughout: disposal runs from timers and shutdown, where a throw would take the process down.
@@ -162,6 +170,15 @@ export class DockerKernel implements Kernel {
       this.options.logger.error({ err: error, path: this.workspacePath }, 'could not remove kernel workspace');
     });
     this.options.onDispose?.(this);
+  }
+
+  /** Runs a task in turn (one at a time), counting the kernel busy from now until it ends. */
+  private busyWhile<T>(task: () => Promise<T>): Promise<T> {
+    this.queued += 1;
+    return this.serialize(task).finally(() => {
+      this.queued -= 1;
+      this.touch();
+    });
   }
 
   private serialize<T>(task: () => Promise<T>): Promise<T> {
@@ -219,7 +236,6 @@ export class DockerKernel implements Kernel {
       return execution;
     } finally {
       this.running = false;
-      this.lastActiveAt = Date.now();
     }
   }
 

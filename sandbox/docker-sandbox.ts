@@ -40,6 +40,7 @@ export class DockerSandbox implements Sandbox {
   private readonly starting = new Map<string, Promise<DockerKernel>>();
   private readonly pool: WarmPool;
   private sweeper: NodeJS.Timeout | undefined;
+  private sweeping: Promise<number> | undefined;
 
   private constructor(private readonly options: DockerSandboxOptions) {
     this.pool = new WarmPool(options.poolSize, () => this.startKernel(POOL_SESSION), options.logger);
@@ -78,7 +79,10 @@ export class DockerSandbox implements Sandbox {
 
   acquire(sessionId: string): Promise<Kernel> {
     const current = this.live.get(sessionId);
-    if (current && !current.isDisposed) return Promise.resolve(current);
+    if (current && !current.isDisposed) {
+      current.touch();
+      return Promise.resolve(current);
+    }
     const pending = this.starting.get(sessionId);
     if (pending) return pending;
     const starting = (async () => {
@@ -93,20 +97,29 @@ export class DockerSandbox implements Sandbox {
   }
 
   /** Disposes kernels idle for longer than the TTL. Runs on a timer; callable directly. */
-  async sweep(now = Date.now()): Promise<number> {
+  sweep(now = Date.now()): Promise<number> {
+    const sweeping = this.disposeIdle(now).finally(() => {
+      if (this.sweeping === sweeping) this.sweeping = undefined;
+    });
+    this.sweeping = sweeping;
+    return sweeping;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    await this.sweeping?.catch(() => {});
+    await Promise.allSettled(this.starting.values());
+    await this.pool.close();
+    await Promise.allSettled([...this.live.values()].map((kernel) => kernel.dispose()));
+  }
+
+  private async disposeIdle(now: number): Promise<number> {
     const idle = [...this.live.values()].filter(
       (kernel) => !kernel.isBusy && now - kernel.lastActiveAt > this.options.idleTtlMs,
     );
     await Promise.allSettled(idle.map((kernel) => kernel.dispose()));
     if (idle.length > 0) this.options.logger.info({ count: idle.length }, 'disposed idle kernels');
     return idle.length;
-  }
-
-  async close(): Promise<void> {
-    clearInterval(this.sweeper);
-    await Promise.allSettled(this.starting.values());
-    await this.pool.close();
-    await Promise.allSettled([...this.live.values()].map((kernel) => kernel.dispose()));
   }
 
   private async startKernel(sessionId: string): Promise<DockerKernel> {

@@ -101,6 +101,33 @@ describe('the Docker sandbox', () => {
     expect((await fresh.run('left_behind')).error?.name).toBe('NameError');
   });
 
+  it('does not sweep a kernel a session just acquired, nor one that is restarting', async () => {
+    const kernel = (await fixture.sandbox.acquire('returning')) as DockerKernel;
+    await kernel.run('kept = 1');
+    kernel.lastActiveAt = Date.now() - 120_000; // idle past the TTL...
+    expect(await fixture.sandbox.acquire('returning')).toBe(kernel); // ...until the session comes back
+    expect(await fixture.sandbox.sweep()).toBe(0);
+    kernel.lastActiveAt = Date.now() - 120_000;
+    const restarting = kernel.restart();
+    expect(await fixture.sandbox.sweep()).toBe(0);
+    expect((await restarting).replayedCells).toBe(1);
+    expect(kernel.isDisposed).toBe(false);
+    expect((await kernel.run('kept')).result?.text).toBe('1');
+  });
+
+  it('lets every caller of dispose() and close() wait until the containers are gone', async () => {
+    const own = await startTestSandbox({ instance: `${fixture.instance}-close`, idleTtlMs: 60_000 });
+    const twice = (await own.sandbox.acquire('twice')) as DockerKernel;
+    const first = twice.dispose();
+    await twice.dispose(); // the second caller waits too
+    await expect(docker.getContainer(twice.containerId).inspect()).rejects.toMatchObject({ statusCode: 404 });
+    await first;
+    await own.sandbox.acquire('swept');
+    const sweeping = own.sandbox.sweep(Date.now() + 120_000);
+    await own.close(); // throws if a container or workspace of the instance is left
+    expect(await sweeping).toBe(1);
+  });
+
   it('reaps containers and workspaces an earlier run of the same instance left behind', async () => {
     const root = await mkdtemp(join(tmpdir(), 'tally-orphans-'));
     const crashed = await startTestSandbox({ instance: `${fixture.instance}-orphans`, workspaceRoot: root });
