@@ -115,7 +115,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = schema.safeParse(env);
   const issues: ConfigIssue[] = parsed.success
     ? []
-    : parsed.error.issues.map((issue) => ({ variable: String(issue.path[0] ?? '(environment)'), message: issue.message }));
+    : parsed.error.issues.map((issue) => ({
+        variable: String(issue.path[0] ?? '(environment)'),
+        message: issue.message,
+      }));
   const named = namedDatabases(env, issues);
   if (!parsed.success || issues.length > 0) throw new ConfigError(issues);
   const e = parsed.data;

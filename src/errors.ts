@@ -155,7 +155,8 @@ export class QueryCancelledError extends AppError {
 
 export class ExtractTooLargeError extends AppError {
   constructor(limit: 'rows' | 'bytes', value: number) {
-    const setting = limit === 'rows' ? 'maxRows (default TALLY_EXTRACT_MAX_ROWS)' : 'maxBytes (default TALLY_EXTRACT_MAX_BYTES)';
+    const setting =
+      limit === 'rows' ? 'maxRows (default TALLY_EXTRACT_MAX_ROWS)' : 'maxBytes (default TALLY_EXTRACT_MAX_BYTES)';
     super(
       'EXTRACT_TOO_LARGE',
       `The result is larger than the extract budget of ${value} ${limit}. Filter, sample or aggregate in SQL first, or raise the limit (extract option ${setting}).`,
