@@ -76,7 +76,10 @@ export async function sampleSqlite(): Promise<SampleDatabase> {
   return {
     location: path,
     async admin(sql) {
-      return db.prepare(sql).all();
+      const statement = db.prepare(sql);
+      if (statement.reader) return statement.all();
+      statement.run();
+      return [];
     },
     async drop() {
       db.close();
