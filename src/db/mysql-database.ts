@@ -5,55 +5,37 @@
  */
 import mysql, { type Connection as CoreConnection } from 'mysql2';
 import type { Pool, PoolConnection } from 'mysql2/promise';
-import {
-  DatabaseUnavailableError,
-  QueryCancelledError,
-  QueryFailedError,
-  QueryTimeoutError,
-  SqlRejectedError,
-} from '../errors.js';
+import { DatabaseUnavailableError, QueryCancelledError, QueryFailedError, QueryTimeoutError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type {
-  Database,
-  ExtractOptions,
-  Provenance,
-  QueryOptions,
-  QueryResult,
-  TableDescription,
-  TableInfo,
-} from '../ports/database.js';
-import type { Kernel } from '../ports/sandbox.js';
+import type { TableDescription, TableInfo } from '../ports/database.js';
 import { mysqlTypeNameEncoding } from './column-kind.js';
-import { checkFrameName, extractIntoKernel } from './extract/extract-into-kernel.js';
-import { type MysqlRowStream, streamMysqlRows } from './mysql-rows.js';
-import { checkReadOnlySql } from './sql-guard.js';
-import { type DatabaseLimits, describeFromSample } from './table-metadata.js';
+import type { RowSource } from './extract/extract-into-kernel.js';
+import { streamMysqlRows } from './mysql-rows.js';
+import { StreamingDatabase, type StreamingDatabaseOptions } from './streaming-database.js';
+import { describeFromSample } from './table-metadata.js';
 
-export interface MysqlDatabaseOptions {
-  name: string;
+export interface MysqlDatabaseOptions extends StreamingDatabaseOptions {
   /** `mysql://user:password@host:port/database`. */
   url: string;
-  limits: DatabaseLimits;
   logger: Logger;
   /** Connections kept at most. Default 4. */
   poolSize?: number;
-  /** Replaces the statement guard (layer one). Only tests do, to show that layer two holds alone. */
-  guard?: typeof checkReadOnlySql;
 }
 
 /** Server errors that mean "your statement hit its time limit" (MariaDB 1969, MySQL 3024). */
 const TIMEOUT_CODES = new Set([1969, 3024]);
 const COUNT_EXACTLY_BELOW = 1_000_000;
 
-export class MysqlDatabase implements Database {
+export class MysqlDatabase extends StreamingDatabase {
   readonly dialect = 'mysql' as const;
 
   private constructor(
-    readonly name: string,
     private readonly pool: Pool,
     private readonly mariadb: boolean,
     private readonly options: MysqlDatabaseOptions,
-  ) {}
+  ) {
+    super(options);
+  }
 
   static async connect(options: MysqlDatabaseOptions): Promise<MysqlDatabase> {
     const core = mysql.createPool({
@@ -72,7 +54,7 @@ export class MysqlDatabase implements Database {
       const [rows] = await pool.query('SELECT VERSION() AS version, DATABASE() AS db');
       const info = (rows as Array<{ version: string; db: string | null }>)[0];
       if (!info?.db) throw new Error('the URL names no database (mysql://user:password@host:port/DATABASE)');
-      return new MysqlDatabase(options.name, pool, /mariadb/i.test(info.version), options);
+      return new MysqlDatabase(pool, /mariadb/i.test(info.version), options);
     } catch (error) {
       await pool.end().catch(() => {});
       throw new DatabaseUnavailableError(options.name, error instanceof Error ? error.message : String(error), error);
@@ -122,79 +104,16 @@ export class MysqlDatabase implements Database {
     );
   }
 
-  async query(sql: string, options: QueryOptions = {}): Promise<QueryResult> {
-    const statement = this.guard(sql);
-    const maxRows = options.maxRows ?? 1000;
-    const started = performance.now();
-    return this.withStatement(
-      statement,
-      options.timeoutMs ?? this.options.limits.queryTimeoutMs,
-      options.signal,
-      async (source) => {
-        const rows: unknown[][] = [];
-        let truncated = false;
-        for await (const batch of source.batches) {
-          const room = maxRows - rows.length;
-          if (batch.length > room) {
-            rows.push(...batch.slice(0, room));
-            truncated = true;
-            await source.cancel();
-            break;
-          }
-          rows.push(...batch);
-        }
-        const columns = source.columns.map((column) => ({
-          name: column.name,
-          type: column.type,
-          kind: column.encoding.kind,
-        }));
-        return { columns, rows, truncated, elapsedMs: performance.now() - started };
-      },
-      maxRows + 1,
-    );
-  }
-
-  async extract(sql: string, kernel: Kernel, name: string, options: ExtractOptions = {}): Promise<Provenance> {
-    checkFrameName(name);
-    const statement = this.guard(sql);
-    const startedAt = Date.now();
-    const limits = this.options.limits;
-    return this.withStatement(statement, options.timeoutMs ?? limits.extractTimeoutMs, options.signal, (source) =>
-      extractIntoKernel({
-        kernel,
-        name,
-        database: this.name,
-        sql: statement,
-        source,
-        options: {
-          ...options,
-          maxRows: options.maxRows ?? limits.extractMaxRows,
-          maxBytes: options.maxBytes ?? limits.extractMaxBytes,
-        },
-        startedAt,
-      }),
-    );
-  }
-
   async close(): Promise<void> {
     await this.pool.end();
   }
 
-  private guard(sql: string): string {
-    const verdict = (this.options.guard ?? checkReadOnlySql)(sql, 'mysql');
-    if (!verdict.ok) throw new SqlRejectedError(verdict.reason, verdict.message);
-    return verdict.sql;
-  }
-
-  /**
-   * Runs `statement` on a connection of its own under a server-side time limit, handing its rows to
-   * `use`. Timeouts, cancellation and server errors come back as coded errors.
-   */
-  private async withStatement<T>(
+  /** On a connection of its own; a statement stopped halfway takes its connection with it. */
+  protected async withRows<T>(
     statement: string,
     timeoutMs: number,
     signal: AbortSignal | undefined,
-    use: (source: MysqlRowStream) => Promise<T>,
+    use: (source: RowSource) => Promise<T>,
     batchRows?: number,
   ): Promise<T> {
     if (signal?.aborted) throw new QueryCancelledError();
@@ -267,7 +186,7 @@ export class MysqlDatabase implements Database {
     if (/^(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|PROTOCOL_CONNECTION_LOST|ER_ACCESS_DENIED_ERROR)$/.test(code)) {
       return new DatabaseUnavailableError(this.name, (error as Error).message, error);
     }
-    if (error instanceof SqlRejectedError || error instanceof QueryFailedError) return error;
+    if (error instanceof QueryFailedError) return error;
     if (error instanceof Error && 'sqlMessage' in error)
       return new QueryFailedError(this.name, String(error.sqlMessage), error);
     return error instanceof Error ? error : new Error(String(error));

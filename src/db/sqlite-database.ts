@@ -4,39 +4,25 @@
  * opened read-only with query_only on. Statements run in a worker with a time limit.
  */
 import { access, constants } from 'node:fs/promises';
-import { DatabaseUnavailableError, QueryFailedError, SqlRejectedError } from '../errors.js';
-import type {
-  Database,
-  ExtractOptions,
-  Provenance,
-  QueryOptions,
-  QueryResult,
-  TableDescription,
-  TableInfo,
-} from '../ports/database.js';
-import type { Kernel } from '../ports/sandbox.js';
+import { DatabaseUnavailableError, QueryFailedError } from '../errors.js';
+import type { TableDescription, TableInfo } from '../ports/database.js';
 import { sqliteColumnEncoding } from './column-kind.js';
-import { checkFrameName, extractIntoKernel, type RowSource } from './extract/extract-into-kernel.js';
-import { checkReadOnlySql } from './sql-guard.js';
-import { SqliteRunner, type SqliteStatement } from './sqlite-runner.js';
-import { type DatabaseLimits, describeFromSample } from './table-metadata.js';
+import type { RowSource } from './extract/extract-into-kernel.js';
+import { SqliteRunner } from './sqlite-runner.js';
+import { StreamingDatabase, type StreamingDatabaseOptions } from './streaming-database.js';
+import { describeFromSample } from './table-metadata.js';
 
-export interface SqliteDatabaseOptions {
-  name: string;
+export interface SqliteDatabaseOptions extends StreamingDatabaseOptions {
   /** Path of the database file; it must exist. */
   path: string;
-  limits: DatabaseLimits;
-  /** Replaces the statement guard (layer one). Only tests do, to show that layer two holds alone. */
-  guard?: typeof checkReadOnlySql;
 }
 
-export class SqliteDatabase implements Database {
+export class SqliteDatabase extends StreamingDatabase {
   readonly dialect = 'sqlite' as const;
-  readonly name: string;
   private readonly runner: SqliteRunner;
 
-  private constructor(private readonly options: SqliteDatabaseOptions) {
-    this.name = options.name;
+  private constructor(options: SqliteDatabaseOptions) {
+    super(options);
     this.runner = new SqliteRunner(options.path, options.name);
   }
 
@@ -101,92 +87,28 @@ export class SqliteDatabase implements Database {
     );
   }
 
-  async query(sql: string, options: QueryOptions = {}): Promise<QueryResult> {
-    const statement = this.guard(sql);
-    const maxRows = options.maxRows ?? 1000;
-    const started = performance.now();
-    const timeoutMs = options.timeoutMs ?? this.options.limits.queryTimeoutMs;
-    return this.runner.run(statement, timeoutMs, options.signal, async (running) => {
-      const rows: unknown[][] = [];
-      let truncated = false;
-      for await (const batch of running.batches) {
-        const room = maxRows - rows.length;
-        if (batch.length > room) {
-          rows.push(...batch.slice(0, room).map(plainRow));
-          truncated = true;
-          break;
-        }
-        rows.push(...batch.map(plainRow));
-      }
-      const columns = running.columns.map((column) => ({
-        name: column.name,
-        type: column.type ?? '',
-        kind: sqliteColumnEncoding(column.type).kind,
-      }));
-      return { columns, rows, truncated, elapsedMs: performance.now() - started };
-    });
-  }
-
-  async extract(sql: string, kernel: Kernel, name: string, options: ExtractOptions = {}): Promise<Provenance> {
-    checkFrameName(name);
-    const statement = this.guard(sql);
-    const startedAt = Date.now();
-    const limits = this.options.limits;
-    const timeoutMs = options.timeoutMs ?? limits.extractTimeoutMs;
-    return this.runner.run(statement, timeoutMs, options.signal, (running) =>
-      extractIntoKernel({
-        kernel,
-        name,
-        database: this.name,
-        sql: statement,
-        source: rowSource(running),
-        options: {
-          ...options,
-          maxRows: options.maxRows ?? limits.extractMaxRows,
-          maxBytes: options.maxBytes ?? limits.extractMaxBytes,
-        },
-        startedAt,
-      }),
-    );
-  }
-
   async close(): Promise<void> {
     await this.runner.close();
   }
 
-  private guard(sql: string): string {
-    const verdict = (this.options.guard ?? checkReadOnlySql)(sql, 'sqlite');
-    if (!verdict.ok) throw new SqlRejectedError(verdict.reason, verdict.message);
-    return verdict.sql;
+  protected withRows<T>(
+    statement: string,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    use: (source: RowSource) => Promise<T>,
+  ): Promise<T> {
+    return this.runner.run(statement, timeoutMs, signal, (running) =>
+      use({
+        columns: running.columns.map((column) => ({
+          name: column.name,
+          type: column.type ?? '',
+          encoding: sqliteColumnEncoding(column.type),
+        })),
+        batches: running.batches,
+        cancel: running.cancel,
+      }),
+    );
   }
-
-  /** Every row of an internal (trusted) statement. */
-  private rows(sql: string): Promise<unknown[][]> {
-    return this.runner.run(sql, this.options.limits.queryTimeoutMs, undefined, async (running) => {
-      const rows: unknown[][] = [];
-      for await (const batch of running.batches) rows.push(...batch);
-      return rows;
-    });
-  }
-}
-
-function rowSource(running: SqliteStatement): RowSource {
-  return {
-    columns: running.columns.map((column) => ({
-      name: column.name,
-      type: column.type ?? '',
-      encoding: sqliteColumnEncoding(column.type),
-    })),
-    batches: running.batches,
-    cancel: running.cancel,
-  };
-}
-
-/** Query previews go to people and models as JSON: BigInt becomes a number when exact, else text. */
-function plainRow(row: unknown[]): unknown[] {
-  return row.map((value) =>
-    typeof value === 'bigint' ? (Number.isSafeInteger(Number(value)) ? Number(value) : value.toString()) : value,
-  );
 }
 
 function quote(identifier: string): string {
