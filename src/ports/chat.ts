@@ -1,0 +1,56 @@
+/**
+ * The chat port: platform-neutral messages in (`Inbound`) and posts out (`Post`). Adapters for the
+ * console, Slack and Discord render posts their own way; the agent never imports a platform SDK.
+ */
+
+/**
+ * Names a conversation on any platform, e.g. `slack:T1:C1:1700000000.0001`, `discord:G1:THREAD`,
+ * `console:local:1`. Every piece of state hangs off it.
+ */
+export type ThreadKey = string;
+
+export interface ChatUser {
+  id: string;
+  name?: string;
+}
+
+/** A person's message, or their click on a control (`action`), in a thread. */
+export interface Inbound {
+  threadKey: ThreadKey;
+  user: ChatUser;
+  text: string;
+  /** A button or choice: its id and value (e.g. an answer to a question). */
+  action?: { id: string; value: string };
+  receivedAt: number;
+}
+
+export type Post =
+  /** Markdown text. */
+  | { kind: 'text'; markdown: string }
+  /** Code or SQL the agent ran or proposes, with what it produced. */
+  | { kind: 'code'; language: 'python' | 'sql'; code: string; output?: string; error?: string }
+  /** A table preview. */
+  | { kind: 'table'; title?: string; columns: string[]; rows: unknown[][]; truncated: boolean }
+  /** A chart (PNG). */
+  | { kind: 'chart'; title: string; png: Buffer; alt: string }
+  /** A clarifying question; the next message (or a choice) answers it. */
+  | { kind: 'question'; text: string; choices?: string[] }
+  /** What the agent is doing now; adapters show it transiently. */
+  | { kind: 'status'; text: string }
+  /** Something went wrong; honest and short. */
+  | { kind: 'error'; text: string };
+
+export interface MessageRef {
+  threadKey: ThreadKey;
+  id: string;
+}
+
+export interface ChatAdapter {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Registers the one handler for inbound messages; the adapter awaits it per message. */
+  onInbound(handler: (inbound: Inbound) => Promise<void>): void;
+  post(threadKey: ThreadKey, post: Post): Promise<MessageRef>;
+  update(ref: MessageRef, post: Post): Promise<void>;
+  setStatus(threadKey: ThreadKey, text: string): Promise<void>;
+}
