@@ -11,6 +11,7 @@ const count = (fallback: number) => z.coerce.number().int().positive().default(f
 const DATABASE_URL = /^(mysql|mariadb):\/\/.+\/.+|^sqlite:.+/;
 const DATABASE_URL_HINT = 'use mysql://user:password@host:port/database or sqlite:path/to/file.db';
 const NAMED_DATABASE = /^DATABASE_URL_([A-Z0-9_]+)$/;
+const STAGE_MODEL = /^LLM_MODEL_([A-Z]+)$/;
 
 const schema = z.object({
   TALLY_HOME: z.string().min(1).default('.tally'),
@@ -38,6 +39,15 @@ const schema = z.object({
   TALLY_EXTRACT_TIMEOUT_MS: count(10 * 60_000),
   TALLY_EXTRACT_MAX_ROWS: count(5_000_000),
   TALLY_EXTRACT_MAX_BYTES: count(2 * 1024 ** 3),
+  LLM_BASE_URL: z.string().url('an http(s) URL such as https://api.openai.com/v1').optional(),
+  LLM_API_KEY: z.string().min(1).optional(),
+  LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  LLM_TIMEOUT_MS: count(120_000),
+  LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\/.+/, 'use redis://host:port or rediss://…')
+    .optional(),
 });
 
 /** Where the Docker engine is: a unix socket, or a host and port over plain HTTP. */
@@ -74,6 +84,18 @@ export interface DatabaseLimitSettings {
   extractMaxBytes: number;
 }
 
+export interface LlmSettings {
+  /** Any OpenAI-compatible endpoint; undefined means no model (the demo runs a recorded script). */
+  baseUrl: string | undefined;
+  /** Secret: never logged, never sent to the sandbox. */
+  apiKey: string | undefined;
+  model: string;
+  /** Model per stage (LLM_MODEL_<STAGE>, e.g. LLM_MODEL_PLAN), overriding `model`. */
+  stageModels: Record<string, string>;
+  timeoutMs: number;
+  maxRetries: number;
+}
+
 export interface Config {
   /** Data directory (workspaces, local store, demo output), absolute. */
   home: string;
@@ -85,6 +107,9 @@ export interface Config {
   /** The first is the default. Without DATABASE_URL: the embedded demo database in TALLY_HOME. */
   databases: DatabaseSettings[];
   databaseLimits: DatabaseLimitSettings;
+  llm: LlmSettings;
+  /** keyv on Redis when set (several replicas); else a SQLite file in TALLY_HOME. */
+  redisUrl: string | undefined;
 }
 
 function dockerEndpoint(value: string | undefined): DockerEndpoint {
@@ -142,6 +167,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       outputLimitBytes: e.TALLY_OUTPUT_LIMIT_BYTES,
     },
     databases: [{ name: databaseName(main), url: main, ...(e.DATABASE_URL ? {} : { embedded: true }) }, ...named],
+    llm: {
+      baseUrl: e.LLM_BASE_URL,
+      apiKey: e.LLM_API_KEY,
+      model: e.LLM_MODEL,
+      stageModels: Object.fromEntries(
+        Object.entries(env).flatMap(([variable, value]) => {
+          const stage = STAGE_MODEL.exec(variable)?.[1];
+          return stage && value ? [[stage.toLowerCase(), value]] : [];
+        }),
+      ),
+      timeoutMs: e.LLM_TIMEOUT_MS,
+      maxRetries: e.LLM_MAX_RETRIES,
+    },
+    redisUrl: e.REDIS_URL,
     databaseLimits: {
       queryTimeoutMs: e.TALLY_QUERY_TIMEOUT_MS,
       extractTimeoutMs: e.TALLY_EXTRACT_TIMEOUT_MS,

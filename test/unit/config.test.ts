@@ -59,6 +59,31 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATABASE_URL_BAD: 'postgres://x/y' })).toThrow(/DATABASE_URL_BAD/);
   });
 
+  it('reads the model endpoint, per-stage models and the store', () => {
+    expect(loadConfig({}).llm).toEqual({
+      baseUrl: undefined,
+      apiKey: undefined,
+      model: 'gpt-4o-mini',
+      stageModels: {},
+      timeoutMs: 120_000,
+      maxRetries: 3,
+    });
+    const config = loadConfig({
+      LLM_BASE_URL: 'http://127.0.0.1:11434/v1',
+      LLM_API_KEY: 'sk-x',
+      LLM_MODEL: 'qwen2.5-coder',
+      LLM_MODEL_PLAN: 'deepseek-reasoner',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+    });
+    expect(config.llm).toMatchObject({
+      baseUrl: 'http://127.0.0.1:11434/v1',
+      model: 'qwen2.5-coder',
+      stageModels: { plan: 'deepseek-reasoner' },
+    });
+    expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
+    expect(() => loadConfig({ LLM_BASE_URL: 'not a url' })).toThrow(/LLM_BASE_URL/);
+  });
+
   it('reports every problem at once, each naming its variable', () => {
     let error: unknown;
     try {
