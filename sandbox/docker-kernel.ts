@@ -48,6 +48,7 @@ type Outcome =
   | { kind: 'aborted' };
 
 const REPLAY_OUTPUT_LIMIT = 1024;
+const CANCELLED: ExecutionError = { name: 'Cancelled', value: 'The cell was cancelled.', traceback: '' };
 
 export class DockerKernel implements Kernel {
   lastActiveAt = Date.now();
@@ -217,6 +218,8 @@ export class DockerKernel implements Kernel {
 
   private async execute(code: string, options: RunOptions): Promise<Execution> {
     this.assertOpen();
+    // Cancelled before its turn came: never sent, so nothing ran and nothing is journaled.
+    if (options.signal?.aborted) return hostFailure(CANCELLED, 0);
     this.running = true;
     const started = performance.now();
     const elapsed = () => Math.round((performance.now() - started) * 1000) / 1000;
@@ -269,7 +272,7 @@ export class DockerKernel implements Kernel {
             value: `The cell ran longer than ${timeoutMs} ms and was interrupted. Raise the limit with the run option timeoutMs (default TALLY_CELL_TIMEOUT_MS).`,
             traceback: '',
           }
-        : { name: 'Cancelled', value: 'The cell was cancelled.', traceback: '' };
+        : CANCELLED;
     await this.signal('SIGINT');
     const second = await this.wait(pending, this.options.interruptGraceMs ?? 2000, undefined);
     if (this.disposed) throw new KernelClosedError(this.session);

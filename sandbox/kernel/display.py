@@ -59,3 +59,13 @@ def collect_figures(encode):
         figures.append({"png": encode(buffer.getvalue()), "width": int(width), "height": int(height)})
     pyplot.close("all")
     return figures, len(numbers) - len(figures)
+
+
+def close_figures():
+    """Closes every figure, after rendering them was interrupted or failed."""
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is not None:
+        try:
+            pyplot.close("all")
+        except Exception:  # noqa: BLE001, S110 - nothing more to do about figures that cannot close
+            pass

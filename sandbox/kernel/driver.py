@@ -8,6 +8,10 @@ Replies (framed "\\n" + JSON + "\\n", so stray bytes on the channel cannot merge
 
 The protocol streams are private duplicates; fds 0, 1 and 2 are pointed at /dev/null and capture
 files, so user code and its subprocesses write into the cell's output, never into the protocol.
+
+SIGINT interrupts the cell whose request is arriving or running, through compiling, running,
+showing the value and rendering figures; its KeyboardInterrupt is the cell's error. Between cells
+(after a reply is sent, before the next request's first byte) it is ignored.
 """
 
 import ast
@@ -27,7 +31,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from capture import CappedBuffer, CaptureStream, FdCapture  # noqa: E402
-from display import collect_figures, display  # noqa: E402
+from display import close_figures, collect_figures, display  # noqa: E402
 from reaper import reap_strays  # noqa: E402
 from tracebacks import CELL_PREFIX, describe  # noqa: E402
 
@@ -38,11 +42,18 @@ DEFAULT_OUTPUT_LIMIT = 64 * 1024
 
 class Channel:
     def __init__(self):
-        self.incoming = os.fdopen(os.dup(0), "rb")
+        self.incoming = os.dup(0)
         self.outgoing = os.dup(1)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.close(null)
+        self.unread = bytearray()  # received bytes not yet handed out as a request
+        self.taken = False  # a request was handed out and its reply is not sent yet
+
+    @property
+    def request_arriving(self):
+        """True from the first byte of a request until its reply is sent: an interrupt now is meant for it."""
+        return self.taken or bool(self.unread)
 
     def send(self, message):
         if os.getpid() != MAIN_PID:  # a forked child of user code never speaks for the kernel
@@ -57,10 +68,21 @@ class Channel:
             os._exit(70)  # the channel is gone (user code closed it); dying lets the host restart us
 
     def receive(self):
-        line = self.incoming.readline()
-        if not line:
-            os._exit(0)  # the host hung up
-        return json.loads(line)
+        while True:
+            end = self.unread.find(b"\n")
+            if end >= 0:
+                self.taken = True  # before the bytes leave `unread`, so request_arriving never blinks
+                line = bytes(self.unread[:end])
+                del self.unread[: end + 1]
+                return json.loads(line)
+            chunk = os.read(self.incoming, 1 << 20)
+            if not chunk:
+                os._exit(0)  # the host hung up
+            self.unread += chunk
+
+    def done(self):
+        """The reply is sent: an interrupt from now on belongs to a cell that has finished."""
+        self.taken = False
 
 
 def _out_of_processes(error):
@@ -75,6 +97,7 @@ class Kernel:
         self.namespace = {"__name__": "__main__", "__builtins__": builtins}
         self.count = 0
         self.running = False
+        self.interrupt_pending = False
         self.no_input = io.StringIO("")
         tmp = os.environ.get("TMPDIR", "/tmp")
         self.fd_out = FdCapture(1, os.path.join(tmp, ".tally-fd1"))
@@ -83,9 +106,32 @@ class Kernel:
         self.fd_err.reattach()
 
     def on_interrupt(self, signum, frame):
-        # SIGINT from the host means "stop this cell"; between cells it means nothing.
+        # SIGINT from the host means "stop this cell". While the cell's request is still arriving, or
+        # between its steps, it is kept for the next step; between cells it means nothing (it was
+        # meant for a cell that has just finished).
         if self.running:
             raise KeyboardInterrupt
+        if self.channel.request_arriving:
+            self.interrupt_pending = True
+
+    def armed(self, step):
+        """Runs one step of a cell (compile and run, show the value, render figures) where a SIGINT
+        raises KeyboardInterrupt, and returns what the step raised. The flag is set inside the
+        try, so an interrupt at any point after it ends up here as the step's error."""
+        try:
+            try:
+                self.running = True
+                if self.interrupt_pending:
+                    self.interrupt_pending = False
+                    raise KeyboardInterrupt
+                step()
+            finally:
+                self.running = False
+        except BaseException as error:  # noqa: BLE001 - user errors are data, including SystemExit
+            if os.getpid() != MAIN_PID:
+                os._exit(1)  # a forked child of user code never speaks for the kernel
+            return error
+        return None
 
     def compile_cell(self, code):
         """(statements, last expression) as code objects; either may be None."""
@@ -117,38 +163,41 @@ class Kernel:
         sys.stdin = self.no_input  # input() gets EOF instead of reading the protocol
         if signal.getsignal(signal.SIGINT) != self.on_interrupt:
             signal.signal(signal.SIGINT, self.on_interrupt)
-        value = None
-        try:
-            body, last = self.compile_cell(request.get("code", ""))
-            self.running = True
+        code = request.get("code", "")
+        shown = {}
+
+        def execute():
+            body, last = self.compile_cell(code)
             if body is not None:
                 exec(body, self.namespace)
             if last is not None:
                 value = eval(last, self.namespace)
-            self.running = False
-        except BaseException as error:  # noqa: BLE001 - user errors are data, including SystemExit
-            self.running = False
-            if os.getpid() != MAIN_PID:
-                os._exit(1)
+                if value is not None:
+                    self.namespace["_"] = value
+                    shown["result"] = display(value)  # a slow or broken __repr__ is the cell's too
+
+        def figures():
+            shown["figures"] = collect_figures(lambda png: base64.b64encode(png).decode("ascii"))
+
+        error = self.armed(execute)
+        figures_error = self.armed(figures)  # after an error too: the figures are closed either way
+        if figures_error is not None:
+            close_figures()
+        sys.stdout, sys.stderr, sys.stdin = saved
+        error = error or figures_error
+        if os.getpid() != MAIN_PID:
+            os._exit(0)
+        if error is not None:
             reply["error"] = describe(error)
             if isinstance(error, KeyboardInterrupt) or _out_of_processes(error):
                 reply["reaped"] = reap_strays()
-        finally:
-            self.running = False
-            sys.stdout, sys.stderr, sys.stdin = saved
-        if os.getpid() != MAIN_PID:
-            os._exit(0)
-        try:
-            if value is not None and "error" not in reply:
-                self.namespace["_"] = value
-                reply["result"] = display(value)
-            figures, dropped = collect_figures(lambda png: base64.b64encode(png).decode("ascii"))
-            if figures:
-                reply["figures"] = figures
-            if dropped:
-                reply["figuresDropped"] = dropped
-        except BaseException as error:  # noqa: BLE001 - a broken __repr__ is the user's error too
-            reply.setdefault("error", describe(error))
+        elif "result" in shown:
+            reply["result"] = shown["result"]
+        figures, dropped = shown.get("figures", ([], 0))
+        if figures:
+            reply["figures"] = figures
+        if dropped:
+            reply["figuresDropped"] = dropped
         self.fd_out.collect(out)
         self.fd_err.collect(err)
         # Empty fields are left out: the host reads a missing field as empty.
@@ -195,9 +244,11 @@ def main():
             else:
                 channel.send({"type": "failure", "id": request.get("id"), "message": f"unknown op {op!r}"})
         except KeyboardInterrupt:
-            continue  # an interrupt that arrived just after a cell ended
+            pass  # only raised inside armed(); kept so a stray one never ends the loop
         except ValueError as error:
             channel.send({"type": "failure", "id": None, "message": f"bad request: {error}"})
+        channel.done()
+        kernel.interrupt_pending = False
 
 
 if __name__ == "__main__":

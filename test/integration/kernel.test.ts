@@ -158,6 +158,50 @@ describe('a session kernel', () => {
     expect(await value('survivor')).toBe("'still here'");
   });
 
+  it('does not run a cell cancelled before its turn', async () => {
+    const aborted = new AbortController();
+    aborted.abort();
+    const execution = await kernel.run('never_ran = True', { signal: aborted.signal });
+    expect(execution.error?.name).toBe('Cancelled');
+    const ahead = kernel.run('import time\ntime.sleep(0.5)');
+    const whileQueued = new AbortController();
+    const queued = kernel.run('queued_ran = True', { signal: whileQueued.signal });
+    whileQueued.abort();
+    expect((await ahead).error).toBeUndefined();
+    expect((await queued).error?.name).toBe('Cancelled');
+    expect((await kernel.run('never_ran')).error?.name).toBe('NameError');
+    expect((await kernel.run('queued_ran')).error?.name).toBe('NameError');
+  });
+
+  it('interrupts a cell while it shows its value or renders its figures, without a restart', async () => {
+    const repr = await kernel.run(
+      'class SlowRepr:\n    def __repr__(self):\n        import time\n        time.sleep(60)\n\nSlowRepr()',
+      { timeoutMs: 1000 },
+    );
+    expect(repr.error?.name).toBe('TimeoutError');
+    expect(repr.error?.traceback).toContain('__repr__');
+    expect(repr.restarted).toBeUndefined();
+    const figure = await kernel.run(
+      'import time, matplotlib.artist, matplotlib.pyplot as plt\nclass SlowArtist(matplotlib.artist.Artist):\n    def draw(self, renderer):\n        time.sleep(60)\n\nplt.figure().add_artist(SlowArtist())\nslow_figure_cell = True',
+      { timeoutMs: 1000 },
+    );
+    expect(figure.error?.name).toBe('TimeoutError');
+    expect(figure.restarted).toBeUndefined();
+    // The cell's own code ran (not journaled: it failed); its figure was closed.
+    expect((await kernel.run('slow_figure_cell', { journal: false })).result?.text).toBe('True');
+    expect((await kernel.run('1')).figures).toHaveLength(0);
+    expect(await value('survivor')).toBe("'still here'");
+  });
+
+  it('interrupts a cell whose request is still arriving when its time is up', async () => {
+    // 30 MB of code take longer to arrive and compile than the 20 ms limit; the interrupt is kept.
+    const code = `# ${'x'.repeat(30_000_000)}\nimport time\ntime.sleep(60)`;
+    const execution = await kernel.run(code, { timeoutMs: 20, journal: false });
+    expect(execution.error?.name).toBe('TimeoutError');
+    expect(execution.restarted).toBeUndefined();
+    expect(await value('survivor')).toBe("'still here'");
+  });
+
   it('interrupts on request', async () => {
     const running = kernel.run('import time\ntime.sleep(30)');
     await new Promise((resolve) => setTimeout(resolve, 300));
