@@ -61,33 +61,18 @@ export class DockerKernel implements Kernel {
   private queued = 0;
   private session: string;
 
-  private constructor(
-    private readonly options: DockerKernelOptions,
-    private readonly container: Docker.Container,
-  ) {
+  /** The current container; recovery replaces it with a fresh one on the same folders. */
+  private container: Docker.Container | undefined;
+  private creating: Promise<void> | undefined;
+
+  private constructor(private readonly options: DockerKernelOptions) {
     this.session = options.sessionId;
   }
 
   static async start(options: DockerKernelOptions): Promise<DockerKernel> {
-    const container = await options.docker
-      .createContainer(
-        containerSpec({
-          image: options.image,
-          name: `tally-${options.instance}-${options.kernelId}`,
-          instance: options.instance,
-          kernelId: options.kernelId,
-          sessionId: options.sessionId,
-          workHostPath: options.workspace.workPath,
-          inputsHostPath: options.workspace.inputsPath,
-          limits: options.limits,
-        }),
-      )
-      .catch((error: { statusCode?: number }) => {
-        throw error.statusCode === 404 ? new SandboxImageMissingError(options.image) : error;
-      });
-    const kernel = new DockerKernel(options, container);
+    const kernel = new DockerKernel(options);
     try {
-      await kernel.boot();
+      await kernel.createContainer();
     } catch (error) {
       await kernel.dispose();
       throw error;
@@ -99,8 +84,9 @@ export class DockerKernel implements Kernel {
     return this.session;
   }
 
+  /** The current container's id; it changes when the kernel is restarted. */
   get containerId(): string {
-    return this.container.id;
+    return this.container?.id ?? '';
   }
 
   get workspacePath(): string {
@@ -163,10 +149,10 @@ export class DockerKernel implements Kernel {
   private async removeEverything(): Promise<void> {
     this.disposed = true;
     this.channel?.close('disposed');
+    // A container being created now is removed too (creation stops early once disposed).
+    await this.creating?.catch(() => {});
     // Best effort throughout: disposal runs from timers and shutdown, where a throw would take the process down.
-    await this.container.remove({ force: true }).catch((error: { statusCode?: number }) => {
-      if (error.statusCode !== 404) this.options.logger.warn({ err: error }, 'could not remove kernel container');
-    });
+    await this.removeContainer();
     await this.options.workspace.remove().catch((error: unknown) => {
       this.options.logger.error({ err: error, path: this.workspacePath }, 'could not remove kernel workspace');
     });
@@ -192,12 +178,38 @@ export class DockerKernel implements Kernel {
     if (this.disposed) throw new KernelClosedError(this.session);
   }
 
-  private async boot(): Promise<void> {
-    const channel = await KernelChannel.attach(this.container, this.options.docker.modem, {
+  /** Creates a container on the kernel's folders and waits for its driver to say "ready". */
+  private createContainer(): Promise<void> {
+    const creating = this.createAndBoot();
+    this.creating = creating;
+    return creating;
+  }
+
+  private async createAndBoot(): Promise<void> {
+    const { docker, image, instance, kernelId, workspace, limits } = this.options;
+    this.container = await docker
+      .createContainer(
+        containerSpec({
+          image,
+          name: `tally-${instance}-${kernelId}`,
+          instance,
+          kernelId,
+          sessionId: this.session,
+          workHostPath: workspace.workPath,
+          inputsHostPath: workspace.inputsPath,
+          limits,
+        }),
+      )
+      .catch((error: { statusCode?: number }) => {
+        throw error.statusCode === 404 ? new SandboxImageMissingError(image) : error;
+      });
+    this.assertOpen();
+    const channel = await KernelChannel.attach(this.container, docker.modem, {
       maxLineBytes: maxReplyBytes(this.options.outputLimitBytes),
       logger: this.options.logger,
     });
     this.channel = channel;
+    if (this.disposed) channel.close('disposed'); // disposed while attaching: the ready wait below fails at once
     await this.container.start();
     const startTimeoutMs = this.options.startTimeoutMs ?? 60_000;
     let timer: NodeJS.Timeout | undefined;
@@ -207,6 +219,7 @@ export class DockerKernel implements Kernel {
     try {
       await Promise.race([channel.ready, timedOut]);
     } catch (error) {
+      this.assertOpen();
       throw new KernelStartError(error instanceof Error ? error.message : String(error), {
         stderr: channel.stderr,
         image: this.options.image,
@@ -285,9 +298,15 @@ export class DockerKernel implements Kernel {
         timedOut: outcome.kind === 'timeout',
       };
     }
-    const restarted = await this.recover(second.kind === 'closed' ? 'died' : 'unresponsive');
+    const timedOut = outcome.kind === 'timeout';
+    if (second.kind === 'closed') {
+      // It died while stopping (out of memory, or its own KeyboardInterrupt handler exited): say so.
+      const restarted = await this.recover('died');
+      return { ...hostFailure(deathError(restarted, this.options.limits), elapsed()), timedOut, restarted };
+    }
+    const restarted = await this.recover('unresponsive');
     const value = `${stopped.value} The kernel did not stop when interrupted, so it was restarted and ${restarted.replayedCells} earlier cells were replayed.`;
-    return { ...hostFailure({ ...stopped, value }, elapsed()), timedOut: outcome.kind === 'timeout', restarted };
+    return { ...hostFailure({ ...stopped, value }, elapsed()), timedOut, restarted };
   }
 
   private wait(
@@ -314,26 +333,46 @@ export class DockerKernel implements Kernel {
   }
 
   private async signal(name: 'SIGINT' | 'SIGKILL'): Promise<void> {
-    await this.container.kill({ signal: name }).catch(() => {}); // not running: nothing to signal
+    await this.container?.kill({ signal: name }).catch(() => {}); // not running: nothing to signal
   }
 
-  /** Stops what is left of the process, starts a fresh one, and replays the journal. */
+  private async removeContainer(): Promise<void> {
+    await this.container?.remove({ force: true }).catch((error: { statusCode?: number }) => {
+      if (error.statusCode !== 404) this.options.logger.warn({ err: error }, 'could not remove kernel container');
+    });
+  }
+
+  /**
+   * Kills the container and starts a fresh one on the same folders, and says how the old one
+   * ended. A fresh container, not a restarted one: Docker's OOMKilled flag covers a container's
+   * whole life, so after one out-of-memory kill every later death would look like another.
+   */
+  private async replaceContainer(): Promise<{ exitCode?: number; oomKilled: boolean }> {
+    this.channel?.close('restarting');
+    await this.signal('SIGKILL');
+    await this.container?.wait().catch(() => {});
+    const state = await this.container?.inspect().then(
+      (info) => info.State,
+      () => undefined,
+    );
+    await this.removeContainer();
+    this.assertOpen();
+    await this.createContainer();
+    return { ...(state === undefined ? {} : { exitCode: state.ExitCode }), oomKilled: state?.OOMKilled ?? false };
+  }
+
+  /** Starts a fresh interpreter and replays the journal. */
   private async recover(reason: KernelRestart['reason']): Promise<KernelRestart> {
     this.assertOpen();
-    await this.signal('SIGKILL');
-    await this.container.wait().catch(() => {});
-    const state = (await this.container.inspect()).State;
-    this.channel?.close('restarting');
-    this.options.logger.warn({ sessionId: this.session, reason, exitCode: state.ExitCode }, 'restarting kernel');
-    await this.boot();
+    const ended = await this.replaceContainer();
+    this.options.logger.warn({ sessionId: this.session, reason, exitCode: ended.exitCode }, 'restarted kernel');
     let replayed = 0;
     for (const code of this.journal) {
       const pending = this.request(code, REPLAY_OUTPUT_LIMIT);
       const outcome = await this.wait(pending, this.options.cellTimeoutMs, undefined);
       if (outcome.kind !== 'reply') {
-        await this.signal('SIGKILL');
-        await this.container.wait().catch(() => {});
-        await this.boot();
+        await this.replaceContainer();
+        replayed = 0;
         break;
       }
       if (!outcome.reply.error) replayed += 1;
@@ -341,8 +380,9 @@ export class DockerKernel implements Kernel {
     const killedByUs = reason !== 'died';
     return {
       reason,
-      ...(killedByUs ? {} : { exitCode: state.ExitCode }),
-      oomLikely: state.OOMKilled,
+      ...(killedByUs || ended.exitCode === undefined ? {} : { exitCode: ended.exitCode }),
+      // Killed by the OOM killer: the flag alone also covers a child killed while the driver lived on.
+      oomLikely: !killedByUs && ended.oomKilled && ended.exitCode === 137,
       replayedCells: replayed,
       failedReplays: this.journal.length - replayed,
     };

@@ -32,8 +32,9 @@ export interface ExecutionError {
 export interface KernelRestart {
   /** Why: the process died, it ignored an interrupt, or someone asked for a restart. */
   reason: 'died' | 'unresponsive' | 'requested';
-  /** Exit code of the dead kernel, when known (137 usually means out of memory). */
+  /** Exit code of the dead kernel, when known (137: killed, often for memory). */
   exitCode?: number;
+  /** The kernel was killed (137) in a container where the engine saw an out-of-memory kill. */
   oomLikely: boolean;
   /** Successful cells replayed from the journal to restore state. */
   replayedCells: number;

@@ -211,8 +211,21 @@ describe('a session kernel', () => {
     expect(await value('survivor')).toBe("'still here'");
   });
 
+  it('reports a kernel that dies while it is being interrupted as dead', async () => {
+    const execution = await kernel.run(
+      'import os, signal, time\nsignal.signal(signal.SIGINT, lambda *_: os._exit(5))\ntime.sleep(30)',
+      { timeoutMs: 1000 },
+    );
+    expect(execution.timedOut).toBe(true);
+    expect(execution.error?.name).toBe('KernelDied');
+    expect(execution.error?.value).toContain('exited with code 5');
+    expect(execution.restarted).toMatchObject({ reason: 'died', exitCode: 5, oomLikely: false, failedReplays: 0 });
+    expect(await value('survivor')).toBe("'still here'");
+  });
+
   it('restarts after running out of memory and brings earlier variables back', async () => {
     await kernel.run('before_oom = [1, 2, 3]');
+    const before = (kernel as DockerKernel).containerId;
     const execution = await kernel.run("hog = b'x' * (2 * 1024**3)");
     expect(execution.error?.name).toBe('KernelDied');
     expect(execution.error?.value).toContain('out of memory');
@@ -221,6 +234,26 @@ describe('a session kernel', () => {
     expect(await value('before_oom')).toBe('[1, 2, 3]');
     expect(await value('df.shape')).toBe('(100, 2)');
     expect((await kernel.run('hog')).error?.name).toBe('NameError');
+    // A fresh container on the same workspace, and the dead one is gone.
+    expect((kernel as DockerKernel).containerId).not.toBe(before);
+    await expect(docker.getContainer(before).inspect()).rejects.toMatchObject({ statusCode: 404 });
+  });
+
+  it('reports a later death by its own cause, not as another out-of-memory', async () => {
+    // Docker's OOMKilled flag is set when any process of the container was OOM-killed: here a child.
+    // (Not journaled: its replay would set the flag in the next container too.)
+    const child = await kernel.run(
+      'import subprocess, sys\nsubprocess.run([sys.executable, "-c", "b = bytearray(2 * 1024**3)"]).returncode',
+      { journal: false },
+    );
+    expect(child.result?.text).toBe('-9');
+    const exit = await kernel.run('import os\nos._exit(3)');
+    expect(exit.error?.value).toContain('exited with code 3');
+    expect(exit.restarted).toMatchObject({ reason: 'died', exitCode: 3, oomLikely: false });
+    const execution = await kernel.run('import os, signal\nos.kill(os.getpid(), signal.SIGKILL)');
+    expect(execution.error?.value).toContain('killed (exit 137');
+    expect(execution.error?.value).not.toContain('out of memory');
+    expect(execution.restarted).toMatchObject({ reason: 'died', exitCode: 137, oomLikely: false });
   });
 
   it('notices a kernel that died between cells and restarts it before the next one', async () => {
