@@ -1,0 +1,87 @@
+/**
+ * A turn's working loop: ask the model, run the tools it calls, feed the results back, until it
+ * answers or a stop condition holds. The model's mistakes (unknown tool, bad arguments, failing code,
+ * rejected SQL) go back to it as tool results; only broken infrastructure throws.
+ */
+import type { ChatMessage, CompletionParams, LlmClient, ToolCall } from '../ports/llm.js';
+import { firstStop, type LoopState, type StopCondition, type StopReason } from './stop-conditions.js';
+import type { AgentTool, ToolContext, ToolOutcome } from './tool.js';
+import { parseToolArguments, toolSpec } from './tool-schema.js';
+
+export interface ToolLoopOptions {
+  llm: LlmClient;
+  system: string;
+  /** The conversation so far (user, assistant and tool messages); the loop appends to it. */
+  messages: ChatMessage[];
+  tools: AgentTool[];
+  context: ToolContext;
+  params: CompletionParams;
+  stopWhen: StopCondition[];
+  /** Told about every tool call and its outcome (logging, status lines). */
+  onToolCall?: (call: ToolCall, outcome: ToolOutcome) => Promise<void> | void;
+}
+
+export type ToolLoopResult =
+  | { reason: 'answered'; text: string; state: LoopState }
+  | { reason: 'asked'; question: { text: string; choices?: string[] }; callId: string; state: LoopState }
+  | { reason: Exclude<StopReason, 'asked'>; state: LoopState; failures: string[] };
+
+/** Tools whose failures count towards the repair limit. */
+const REPAIRABLE = new Set(['run_python', 'run_sql', 'load_dataframe']);
+
+export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopResult> {
+  const { llm, messages, context } = options;
+  const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
+  const specs = options.tools.map(toolSpec);
+  const state: LoopState = { steps: 0, tokens: 0, startedAt: Date.now(), consecutiveFailures: 0, asked: false };
+  const failures: string[] = [];
+  let question: { text: string; choices?: string[]; callId: string } | undefined;
+  let reason: StopReason | undefined;
+  do {
+    const completion = await llm.complete({
+      messages: [{ role: 'system', content: options.system }, ...messages],
+      tools: specs,
+      params: options.params,
+      signal: context.signal,
+    });
+    state.steps += 1;
+    state.tokens += completion.usage.promptTokens + completion.usage.completionTokens;
+    messages.push(completion.message);
+    if (completion.toolCalls.length === 0) return { reason: 'answered', text: completion.message.content ?? '', state };
+    for (const call of completion.toolCalls) {
+      const outcome = await runCall(byName, call, context);
+      await options.onToolCall?.(call, outcome);
+      if (outcome.question) {
+        question = { ...outcome.question, callId: call.id };
+        state.asked = true;
+        continue; // its tool result is the user's answer, added when the turn resumes
+      }
+      messages.push({ role: 'tool', toolCallId: call.id, content: outcome.content });
+      if (REPAIRABLE.has(call.name)) {
+        if (outcome.failed) {
+          state.consecutiveFailures += 1;
+          failures.push(outcome.content);
+        } else {
+          state.consecutiveFailures = 0;
+          failures.length = 0;
+        }
+      }
+    }
+    reason = firstStop(options.stopWhen, state);
+  } while (reason === undefined);
+  if (reason === 'asked' && question) {
+    const { callId, ...asked } = question;
+    return { reason: 'asked', question: asked, callId, state };
+  }
+  return { reason: reason === 'asked' ? 'step_limit' : reason, state, failures };
+}
+
+async function runCall(byName: Map<string, AgentTool>, call: ToolCall, context: ToolContext): Promise<ToolOutcome> {
+  const tool = byName.get(call.name);
+  if (!tool) {
+    return { content: `There is no tool named '${call.name}'. Tools: ${[...byName.keys()].join(', ')}.` };
+  }
+  const parsed = parseToolArguments(tool, call.arguments);
+  if (!parsed.ok) return { content: parsed.message };
+  return tool.execute(parsed.value, context);
+}

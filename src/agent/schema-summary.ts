@@ -1,0 +1,18 @@
+/** The databases' tables and columns as compact text for the stage prompts. */
+import type { Database } from '../ports/database.js';
+
+const MAX_CHARS = 6000;
+
+export async function summariseSchema(databases: Database[]): Promise<string> {
+  const lines: string[] = [];
+  for (const database of databases) {
+    lines.push(`database ${database.name} (${database.dialect}):`);
+    for (const table of await database.listTables()) {
+      const description = await database.describeTable(table.name);
+      const columns = description.columns.map((column) => `${column.name} ${column.kind}`).join(', ');
+      lines.push(`- ${table.name} (${table.rows} rows): ${columns}`);
+    }
+  }
+  const text = lines.join('\n');
+  return text.length <= MAX_CHARS ? text : `${text.slice(0, MAX_CHARS)}\n… (more tables: use list_tables)`;
+}

@@ -1,0 +1,71 @@
+/**
+ * The stage prompts in prompts/stages/*.md: front matter with model parameters, then a template
+ * with {{placeholders}}. Loaded and validated once at start-up; a broken file is a clear error.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { PromptFileError } from '../errors.js';
+
+export const STAGES = ['triage', 'plan', 'act', 'review'] as const;
+export type Stage = (typeof STAGES)[number];
+
+const frontMatter = z
+  .object({
+    stage: z.enum(STAGES),
+    temperature: z.coerce.number().min(0).max(2),
+    maxTokens: z.coerce.number().int().positive(),
+    model: z.string().min(1).optional(),
+  })
+  .strict();
+
+export interface StagePrompt {
+  stage: Stage;
+  temperature: number;
+  maxTokens: number;
+  model?: string;
+  template: string;
+}
+
+export type StagePrompts = Record<Stage, StagePrompt>;
+
+export const PROMPTS_DIR = join(import.meta.dirname, '..', '..', 'prompts');
+
+export async function loadStagePrompts(folder = join(PROMPTS_DIR, 'stages')): Promise<StagePrompts> {
+  const loaded: Partial<StagePrompts> = {};
+  for (const stage of STAGES) {
+    const file = join(folder, `${stage}.md`);
+    const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      throw new PromptFileError(file, error.code === 'ENOENT' ? 'the file is missing' : error.message);
+    });
+    const prompt = parseStagePrompt(file, text);
+    if (prompt.stage !== stage) throw new PromptFileError(file, `its front matter says stage: ${prompt.stage}`);
+    loaded[stage] = prompt;
+  }
+  return loaded as StagePrompts;
+}
+
+export function parseStagePrompt(file: string, text: string): StagePrompt {
+  const match = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(text.replace(/\r\n/g, '\n'));
+  if (!match) throw new PromptFileError(file, 'it must start with front matter between --- lines');
+  const fields: Record<string, string> = {};
+  for (const line of (match[1] ?? '').split('\n')) {
+    if (line.trim() === '') continue;
+    const pair = /^([A-Za-z]+):\s*(.*)$/.exec(line);
+    if (!pair?.[1]) throw new PromptFileError(file, `front matter line '${line}' is not 'key: value'`);
+    fields[pair[1]] = (pair[2] ?? '').trim();
+  }
+  const parsed = frontMatter.safeParse(fields);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'front matter'}: ${issue.message}`);
+    throw new PromptFileError(file, problems.join('; '));
+  }
+  const template = (match[2] ?? '').trim();
+  if (template === '') throw new PromptFileError(file, 'the prompt text is empty');
+  return { ...parsed.data, template } as StagePrompt;
+}
+
+/** Fills {{name}} placeholders; unknown ones become empty, so an optional section can be left out. */
+export function renderPrompt(template: string, values: Record<string, string>): string {
+  return template.replace(/\{\{(\w+)\}\}/g, (_, name: string) => values[name] ?? '').replace(/\n{3,}/g, '\n\n');
+}

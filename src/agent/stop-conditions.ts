@@ -1,0 +1,40 @@
+/** When a turn's tool loop stops, as small composable checks (the first that answers wins). */
+
+export interface LoopState {
+  steps: number;
+  tokens: number;
+  startedAt: number;
+  /** Failed tool runs (user-code errors, rejected SQL) since the last success. */
+  consecutiveFailures: number;
+  /** The model asked the user something: the turn pauses. */
+  asked: boolean;
+}
+
+export type StopReason = 'asked' | 'repair_limit' | 'step_limit' | 'token_limit' | 'time_limit';
+export type StopCondition = (state: LoopState) => StopReason | undefined;
+
+export const whenAsked: StopCondition = (state) => (state.asked ? 'asked' : undefined);
+export const afterSteps =
+  (maxSteps: number): StopCondition =>
+  (state) =>
+    state.steps >= maxSteps ? 'step_limit' : undefined;
+export const afterTokens =
+  (maxTokens: number): StopCondition =>
+  (state) =>
+    state.tokens >= maxTokens ? 'token_limit' : undefined;
+export const afterFailures =
+  (maxFailures: number): StopCondition =>
+  (state) =>
+    state.consecutiveFailures >= maxFailures ? 'repair_limit' : undefined;
+export const afterMs =
+  (maxMs: number, now: () => number = Date.now): StopCondition =>
+  (state) =>
+    now() - state.startedAt >= maxMs ? 'time_limit' : undefined;
+
+export function firstStop(conditions: StopCondition[], state: LoopState): StopReason | undefined {
+  for (const condition of conditions) {
+    const reason = condition(state);
+    if (reason) return reason;
+  }
+  return undefined;
+}

@@ -1,0 +1,100 @@
+/** Tools that look at the databases: list_tables, describe_table, run_sql, load_dataframe. */
+import { z } from 'zod';
+import { AppError } from '../../errors.js';
+import { formatRows, truncateForModel } from '../format-for-model.js';
+import { defineTool, pickDatabase, type ToolOutcome } from '../tool.js';
+
+const database = z.string().optional().describe('Database name; default: the first configured database.');
+
+/** Mistakes in the SQL or the request go back to the model; a broken connection does not. */
+const MODEL_FACING = new Set(['SQL_REJECTED', 'QUERY_FAILED', 'QUERY_TIMEOUT', 'EXTRACT_TOO_LARGE', 'EXTRACT_FAILED']);
+
+async function modelFacing(action: () => Promise<ToolOutcome>): Promise<ToolOutcome> {
+  try {
+    return await action();
+  } catch (error) {
+    if (error instanceof AppError && MODEL_FACING.has(error.code)) return { content: error.message, failed: true };
+    throw error;
+  }
+}
+
+export const listTables = defineTool({
+  name: 'list_tables',
+  description: 'List the tables of every configured database, with row counts.',
+  schema: z.object({}),
+  async execute(_, context) {
+    const lines: string[] = [];
+    for (const db of context.databases) {
+      lines.push(`database ${db.name} (${db.dialect}):`);
+      for (const table of await db.listTables()) {
+        lines.push(`  ${table.name}: ${table.rows}${table.rowsExact ? '' : ' (estimate)'} rows`);
+      }
+    }
+    return { content: lines.join('\n') };
+  },
+});
+
+export const describeTable = defineTool({
+  name: 'describe_table',
+  description: 'Columns of a table: type, kind, nullability, keys, comments and a few sample values.',
+  schema: z.object({ table: z.string().min(1), database }),
+  async execute({ table, database: name }, context) {
+    const db = pickDatabase(context.databases, name);
+    if (typeof db === 'string') return { content: db, failed: true };
+    return modelFacing(async () => {
+      const description = await db.describeTable(table);
+      const lines = description.columns.map((column) => {
+        const notes = [column.nullable ? 'nullable' : 'not null', column.key, column.comment]
+          .filter(Boolean)
+          .join(', ');
+        const samples = column.samples?.length
+          ? ` e.g. ${column.samples.map((sample) => JSON.stringify(sample)).join(', ')}`
+          : '';
+        return `  ${column.name} ${column.type} [${column.kind}] (${notes})${samples}`;
+      });
+      return { content: `${table}: ${description.rows} rows\n${lines.join('\n')}` };
+    });
+  },
+});
+
+export const runSql = defineTool({
+  name: 'run_sql',
+  description: 'Run one read-only SELECT and see a preview of its rows (at most max_rows).',
+  schema: z.object({ sql: z.string().min(1), database, max_rows: z.number().int().min(1).max(200).default(20) }),
+  async execute({ sql, database: name, max_rows }, context) {
+    const db = pickDatabase(context.databases, name);
+    if (typeof db === 'string') return { content: db, failed: true };
+    return modelFacing(async () => {
+      const result = await db.query(sql, { maxRows: max_rows, signal: context.signal });
+      const table = formatRows(
+        result.columns.map((column) => column.name),
+        result.rows,
+      );
+      const more = result.truncated
+        ? `\n(first ${result.rows.length} rows; there are more)`
+        : `\n(${result.rows.length} rows)`;
+      return { content: truncateForModel(table + more) };
+    });
+  },
+});
+
+export const loadDataframe = defineTool({
+  name: 'load_dataframe',
+  description:
+    'Run one read-only SELECT and load all its rows into the Python kernel as a pandas DataFrame named `name`.',
+  schema: z.object({
+    sql: z.string().min(1),
+    name: z.string().min(1).describe('A Python identifier, e.g. customers'),
+    database,
+  }),
+  async execute({ sql, name, database: dbName }, context) {
+    const db = pickDatabase(context.databases, dbName);
+    if (typeof db === 'string') return { content: db, failed: true };
+    return modelFacing(async () => {
+      const kernel = await context.kernel();
+      const provenance = await db.extract(sql, kernel, name, { signal: context.signal });
+      const dtypes = provenance.columns.map((column) => `${column.name}: ${column.dtype}`).join(', ');
+      return { content: `${name}: ${provenance.rows} rows loaded from ${db.name}. Columns: ${dtypes}` };
+    });
+  },
+});
