@@ -38,6 +38,17 @@ class CappedBuffer:
         return bytes(self.head).decode("utf-8", "replace") + marker + bytes(tail).decode("utf-8", "replace")
 
 
+def cap_text(text, limit):
+    """`text` within `limit` UTF-8 bytes: the head and the tail, the omitted byte count in between."""
+    data = text.encode("utf-8", "replace")
+    limit = max(64, int(limit))
+    if len(data) <= limit:
+        return text
+    half = limit // 2
+    marker = f"\n... [{len(data) - 2 * half} bytes omitted; {len(data)} bytes in all] ...\n"
+    return data[:half].decode("utf-8", "ignore") + marker + data[-half:].decode("utf-8", "ignore")
+
+
 class _BinaryWriter(io.RawIOBase):
     def __init__(self, sink):
         self._sink = sink

@@ -188,7 +188,7 @@ class Kernel:
         if os.getpid() != MAIN_PID:
             os._exit(0)
         if error is not None:
-            reply["error"] = describe(error)
+            reply["error"] = describe(error, limit)
             if isinstance(error, KeyboardInterrupt) or _out_of_processes(error):
                 reply["reaped"] = reap_strays()
         elif "result" in shown:

@@ -113,6 +113,24 @@ describe('a session kernel', () => {
     expect(execution.stdout).toMatch(/\[990\d+ bytes omitted; 1000009 bytes in all\]/);
   });
 
+  it('caps the value and traceback of an error like output', async () => {
+    const execution = await kernel.run('raise ValueError("HEAD" + "x" * 20_000_000 + "TAIL")', {
+      outputLimitBytes: 10_000,
+    });
+    expect(execution.error?.name).toBe('ValueError');
+    const { value = '', traceback = '' } = execution.error ?? {};
+    expect(value.length).toBeLessThan(10_200);
+    expect(value.startsWith('HEADxxx')).toBe(true);
+    expect(value.endsWith('xxxTAIL')).toBe(true);
+    expect(value).toMatch(/\[\d+ bytes omitted; 20000008 bytes in all\]/);
+    expect(traceback.length).toBeLessThan(10_200);
+    expect(traceback).toMatch(/^Traceback[^]*File "<cell-\d+>", line 1/);
+    expect(traceback.trimEnd().endsWith('xxxTAIL')).toBe(true);
+    const byDefault = await kernel.run('raise KeyError("k" * 20_000_000)');
+    expect(byDefault.error?.value.length).toBeLessThan(70 * 1024);
+    expect(byDefault.error?.traceback.length).toBeLessThan(70 * 1024);
+  });
+
   it('accepts a larger output limit for one run, even for output that escapes badly', async () => {
     const execution = await kernel.run('print("\\x01" * 6_000_000, end="")', { outputLimitBytes: 7_000_000 });
     expect(execution.error).toBeUndefined();
