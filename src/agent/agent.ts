@@ -42,6 +42,7 @@ export interface TurnRequest {
   settings: AgentSettings;
   kernel: () => Promise<Kernel>;
   emit: (post: Post) => Promise<void>;
+  record: ToolContext['record'];
   signal: AbortSignal;
 }
 
@@ -108,6 +109,7 @@ export class Agent {
       emit,
       signal: request.signal,
       drafts: conversation.drafts,
+      record: request.record,
     };
     const result = await runToolLoop({
       llm: this.options.llm,

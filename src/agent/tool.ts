@@ -13,7 +13,17 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Drafts recorded by `draft_section`, kept with the session. */
   drafts: Array<{ title: string; markdown: string }>;
+  /** Keeps what rebuilt the kernel's state, so a new kernel can be brought back to it. */
+  record: (entry: KernelJournalEntry) => Promise<void>;
 }
+
+/**
+ * How a kernel's state can be rebuilt: cells that ran successfully, and extractions (their files do
+ * not outlive the kernel, so they are run again from the database).
+ */
+export type KernelJournalEntry =
+  | { kind: 'python'; code: string }
+  | { kind: 'extract'; database: string; sql: string; name: string };
 
 export interface ToolOutcome {
   /** What the model reads as the tool's result. */

@@ -93,6 +93,7 @@ export const loadDataframe = defineTool({
     return modelFacing(async () => {
       const kernel = await context.kernel();
       const provenance = await db.extract(sql, kernel, name, { signal: context.signal });
+      await context.record({ kind: 'extract', database: db.name, sql, name });
       const dtypes = provenance.columns.map((column) => `${column.name}: ${column.dtype}`).join(', ');
       return { content: `${name}: ${provenance.rows} rows loaded from ${db.name}. Columns: ${dtypes}` };
     });

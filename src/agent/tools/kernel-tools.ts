@@ -29,6 +29,7 @@ export const runPython = defineTool({
   async execute({ code }, context) {
     const kernel = await context.kernel();
     const execution = await kernel.run(code, { signal: context.signal });
+    if (!execution.error) await context.record({ kind: 'python', code });
     for (const [index, figure] of execution.figures.entries()) {
       await context.emit({
         kind: 'chart',

@@ -1,0 +1,55 @@
+/**
+ * A thread's kernel as the session sees it: acquired lazily, and brought back to the session's
+ * state from the journal whenever it is new (first use in this process, after an idle disposal, or
+ * after a restart of tally).
+ */
+import type { Database } from '../ports/database.js';
+import type { Kernel, Sandbox } from '../ports/sandbox.js';
+import type { Store } from '../ports/store.js';
+import { type JournalEntry, journalKey } from './session-record.js';
+
+export interface RestoredKernel {
+  kernel: Kernel;
+  /** Journal entries replayed now; 0 when the kernel was already the session's. */
+  replayed: number;
+  failed: number;
+}
+
+export class SessionKernels {
+  private readonly known = new WeakSet<Kernel>();
+
+  constructor(
+    private readonly sandbox: Sandbox,
+    private readonly databases: Database[],
+    private readonly store: Store,
+  ) {}
+
+  async acquire(threadKey: string): Promise<RestoredKernel> {
+    const kernel = await this.sandbox.acquire(threadKey);
+    if (this.known.has(kernel)) return { kernel, replayed: 0, failed: 0 };
+    this.known.add(kernel);
+    let replayed = 0;
+    let failed = 0;
+    for (const entry of await this.store.range<JournalEntry>(journalKey(threadKey))) {
+      if (await this.replay(kernel, entry)) replayed += 1;
+      else failed += 1;
+    }
+    return { kernel, replayed, failed };
+  }
+
+  record(threadKey: string, entry: JournalEntry): Promise<number> {
+    return this.store.append(journalKey(threadKey), entry);
+  }
+
+  private async replay(kernel: Kernel, entry: JournalEntry): Promise<boolean> {
+    if (entry.kind === 'python') return (await kernel.run(entry.code)).error === undefined;
+    const database = this.databases.find((candidate) => candidate.name === entry.database);
+    if (!database) return false;
+    try {
+      await database.extract(entry.sql, kernel, entry.name);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
