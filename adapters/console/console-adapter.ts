@@ -1,0 +1,121 @@
+/**
+ * The console as a chat platform: one thread, lines in, posts out. Charts are saved as PNG files
+ * and their paths printed. A fenced ``` block may span lines; it is sent when it closes.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface, type Interface } from 'node:readline';
+import type { ChatAdapter, Inbound, MessageRef, Post, ThreadKey } from '../../src/ports/chat.js';
+import { renderPost } from './render-post.js';
+
+export interface ConsoleAdapterOptions {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  /** Where charts are saved. */
+  chartDir: string;
+  /** Default `console:local:1`. */
+  threadKey?: ThreadKey;
+  /** Show a prompt before each line (interactive use). Default true. */
+  prompt?: boolean;
+}
+
+export class ConsoleAdapter implements ChatAdapter {
+  readonly threadKey: ThreadKey;
+  private handler: ((inbound: Inbound) => Promise<void>) | undefined;
+  private lines: Interface | undefined;
+  private charts = 0;
+  private pending: string[] | undefined;
+  private closed: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: ConsoleAdapterOptions) {
+    this.threadKey = options.threadKey ?? 'console:local:1';
+  }
+
+  onInbound(handler: (inbound: Inbound) => Promise<void>): void {
+    this.handler = handler;
+  }
+
+  /** Starts reading lines; `finished` resolves when the input ends and every message is handled. */
+  async start(): Promise<void> {
+    const lines = createInterface({ input: this.options.input, terminal: false });
+    this.lines = lines;
+    let queue = Promise.resolve();
+    this.closed = new Promise((resolve) => {
+      lines.on('line', (line) => {
+        const text = this.collect(line);
+        if (text === undefined) return;
+        queue = queue.then(() => this.deliver(text));
+      });
+      lines.on('close', () => {
+        void queue.then(resolve);
+      });
+    });
+    this.showPrompt();
+  }
+
+  get finished(): Promise<void> {
+    return this.closed;
+  }
+
+  async stop(): Promise<void> {
+    this.lines?.close();
+  }
+
+  async post(threadKey: ThreadKey, post: Post): Promise<MessageRef> {
+    if (post.kind === 'chart') {
+      await mkdir(this.options.chartDir, { recursive: true });
+      this.charts += 1;
+      const path = join(this.options.chartDir, `chart-${this.charts}.png`);
+      await writeFile(path, post.png);
+      this.write(`[chart] ${post.title}: ${path}`);
+    } else {
+      this.write(renderPost(post));
+    }
+    return { threadKey, id: String(Date.now()) };
+  }
+
+  async update(ref: MessageRef, post: Post): Promise<void> {
+    await this.post(ref.threadKey, post);
+  }
+
+  async setStatus(_threadKey: ThreadKey, text: string): Promise<void> {
+    this.write(`… ${text}`);
+  }
+
+  /** Joins a fenced block spread over several lines; returns a whole message, or undefined while open. */
+  private collect(line: string): string | undefined {
+    if (this.pending) {
+      this.pending.push(line);
+      if (line.trim().startsWith('```')) {
+        const text = this.pending.join('\n');
+        this.pending = undefined;
+        return text;
+      }
+      return undefined;
+    }
+    const fences = (line.match(/```/g) ?? []).length;
+    if (fences % 2 === 1) {
+      this.pending = [line];
+      return undefined;
+    }
+    return line.trim() === '' ? undefined : line;
+  }
+
+  private async deliver(text: string): Promise<void> {
+    await this.handler?.({
+      threadKey: this.threadKey,
+      user: { id: 'local', name: 'you' },
+      text,
+      receivedAt: Date.now(),
+    });
+    this.showPrompt();
+  }
+
+  private showPrompt(): void {
+    if (this.options.prompt !== false) this.options.output.write('\nyou> ');
+  }
+
+  private write(text: string): void {
+    this.options.output.write(`${text}\n`);
+  }
+}
