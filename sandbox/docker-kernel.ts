@@ -6,13 +6,14 @@
 import type Docker from 'dockerode';
 import { KernelClosedError, KernelStartError, SandboxImageMissingError } from '../src/errors.js';
 import type { Logger } from '../src/logger.js';
-import type {
-  Execution,
-  ExecutionError,
-  Kernel,
-  KernelRestart,
-  ReadFileOptions,
-  RunOptions,
+import {
+  type Execution,
+  type ExecutionError,
+  type Kernel,
+  type KernelRestart,
+  MAX_TIMEOUT_MS,
+  type ReadFileOptions,
+  type RunOptions,
 } from '../src/ports/sandbox.js';
 import { containerSpec, type SandboxLimits } from './container-spec.js';
 import { hostFailure, toExecution } from './execution.js';
@@ -40,6 +41,11 @@ export interface DockerKernelOptions {
   onDispose?: (kernel: DockerKernel) => void;
 }
 
+interface JournalEntry {
+  code: string;
+  timeoutMs: number;
+}
+
 type Outcome =
   | { kind: 'reply'; reply: Record<string, unknown> }
   | { kind: 'closed' }
@@ -53,7 +59,8 @@ const CANCELLED: ExecutionError = { name: 'Cancelled', value: 'The cell was canc
 export class DockerKernel implements Kernel {
   lastActiveAt = Date.now();
   private channel: KernelChannel | undefined;
-  private readonly journal: string[] = [];
+  /** Cells that succeeded, each with the time limit it ran under, replayed after a restart. */
+  private readonly journal: JournalEntry[] = [];
   private tail: Promise<unknown> = Promise.resolve();
   private disposed = false;
   private disposal: Promise<void> | undefined;
@@ -211,7 +218,7 @@ export class DockerKernel implements Kernel {
     this.channel = channel;
     if (this.disposed) channel.close('disposed'); // disposed while attaching: the ready wait below fails at once
     await this.container.start();
-    const startTimeoutMs = this.options.startTimeoutMs ?? 60_000;
+    const startTimeoutMs = timerMs(this.options.startTimeoutMs ?? 60_000);
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no "ready" within ${startTimeoutMs} ms`)), startTimeoutMs);
@@ -239,12 +246,12 @@ export class DockerKernel implements Kernel {
     try {
       let restartedFirst: KernelRestart | undefined;
       if (this.channel === undefined || this.channel.isClosed) restartedFirst = await this.recover('died');
-      const timeoutMs = options.timeoutMs ?? this.options.cellTimeoutMs;
+      const timeoutMs = timerMs(options.timeoutMs ?? this.options.cellTimeoutMs);
       const pending = this.request(code, options.outputLimitBytes ?? this.options.outputLimitBytes);
       const first = await this.wait(pending, timeoutMs, options.signal);
       const execution = await this.settle(first, pending, timeoutMs, elapsed);
       if (restartedFirst && !execution.restarted) execution.restarted = restartedFirst;
-      if (!execution.error && options.journal !== false) this.journal.push(code);
+      if (!execution.error && options.journal !== false) this.journal.push({ code, timeoutMs });
       this.options.logger.debug(
         { sessionId: this.session, durationMs: execution.durationMs, error: execution.error?.name },
         'cell finished',
@@ -287,7 +294,7 @@ export class DockerKernel implements Kernel {
           }
         : CANCELLED;
     await this.signal('SIGINT');
-    const second = await this.wait(pending, this.options.interruptGraceMs ?? 2000, undefined);
+    const second = await this.wait(pending, this.graceMs, undefined);
     if (this.disposed) throw new KernelClosedError(this.session);
     if (second.kind === 'reply') {
       const execution = toExecution(second.reply, elapsed());
@@ -367,15 +374,10 @@ export class DockerKernel implements Kernel {
     const ended = await this.replaceContainer();
     this.options.logger.warn({ sessionId: this.session, reason, exitCode: ended.exitCode }, 'restarted kernel');
     let replayed = 0;
-    for (const code of this.journal) {
-      const pending = this.request(code, REPLAY_OUTPUT_LIMIT);
-      const outcome = await this.wait(pending, this.options.cellTimeoutMs, undefined);
-      if (outcome.kind !== 'reply') {
-        await this.replaceContainer();
-        replayed = 0;
-        break;
-      }
-      if (!outcome.reply.error) replayed += 1;
+    for (const entry of this.journal) {
+      const outcome = await this.replay(entry);
+      if (outcome === 'replayed') replayed += 1;
+      else if (outcome === 'reset') replayed = 0; // a fresh interpreter again: what came before is gone
     }
     const killedByUs = reason !== 'died';
     return {
@@ -387,6 +389,32 @@ export class DockerKernel implements Kernel {
       failedReplays: this.journal.length - replayed,
     };
   }
+
+  /**
+   * Replays one journal cell under the time limit it first ran with. A cell that fails or runs over
+   * is counted and the replay goes on; one that kills or hangs the kernel costs a fresh one.
+   */
+  private async replay(entry: JournalEntry): Promise<'replayed' | 'failed' | 'reset'> {
+    const pending = this.request(entry.code, REPLAY_OUTPUT_LIMIT);
+    let outcome = await this.wait(pending, entry.timeoutMs, undefined);
+    if (outcome.kind === 'timeout') {
+      await this.signal('SIGINT');
+      outcome = await this.wait(pending, this.graceMs, undefined);
+    }
+    if (outcome.kind === 'reply') return outcome.reply.error ? 'failed' : 'replayed';
+    if (outcome.kind === 'lost') return 'failed'; // an over-long reply: the kernel lives on
+    await this.replaceContainer();
+    return 'reset';
+  }
+
+  private get graceMs(): number {
+    return timerMs(this.options.interruptGraceMs ?? 2000);
+  }
+}
+
+/** A duration Node's timers can hold: at least 1 ms, at most MAX_TIMEOUT_MS (longer ones fire at once). */
+function timerMs(ms: number): number {
+  return Number.isNaN(ms) ? MAX_TIMEOUT_MS : Math.min(Math.max(ms, 1), MAX_TIMEOUT_MS);
 }
 
 /**

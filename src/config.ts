@@ -6,8 +6,17 @@ import { homedir } from 'node:os';
 import { basename, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError, type ConfigIssue } from './errors.js';
+import { MAX_TIMEOUT_MS } from './ports/sandbox.js';
 
 const count = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+/** A duration in ms that Node's timers can hold. */
+const milliseconds = (fallback: number) =>
+  z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(MAX_TIMEOUT_MS, `at most ${MAX_TIMEOUT_MS} ms (about 24 days)`)
+    .default(fallback);
 const DATABASE_URL = /^(mysql|mariadb):\/\/.+\/.+|^sqlite:.+/;
 const DATABASE_URL_HINT = 'use mysql://user:password@host:port/database or sqlite:path/to/file.db';
 const NAMED_DATABASE = /^DATABASE_URL_([A-Z0-9_]+)$/;
@@ -31,8 +40,8 @@ const schema = z.object({
   TALLY_SANDBOX_TMP_MB: count(256),
   TALLY_SANDBOX_FILE_SIZE_MB: count(4096),
   TALLY_SANDBOX_POOL_SIZE: z.coerce.number().int().min(0).max(32).default(1),
-  TALLY_SANDBOX_IDLE_TTL_MS: count(30 * 60_000),
-  TALLY_CELL_TIMEOUT_MS: count(120_000),
+  TALLY_SANDBOX_IDLE_TTL_MS: milliseconds(30 * 60_000),
+  TALLY_CELL_TIMEOUT_MS: milliseconds(120_000),
   TALLY_OUTPUT_LIMIT_BYTES: count(64 * 1024),
   DATABASE_URL: z.string().regex(DATABASE_URL, DATABASE_URL_HINT).optional(),
   TALLY_QUERY_TIMEOUT_MS: count(30_000),

@@ -38,7 +38,7 @@ export interface KernelRestart {
   oomLikely: boolean;
   /** Successful cells replayed from the journal to restore state. */
   replayedCells: number;
-  /** Journal cells that failed on replay; state may be partial when non-zero. */
+  /** Journal cells that failed or ran over their limit on replay; state may be partial when non-zero. */
   failedReplays: number;
 }
 
@@ -58,8 +58,14 @@ export interface Execution {
   restarted?: KernelRestart;
 }
 
+/** The longest time limit honoured anywhere (2^31-1 ms, about 24.8 days): Node's timers hold no more. */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
 export interface RunOptions {
-  /** Wall-clock limit for this cell in ms; the cell is interrupted, the kernel kept. Default from config. */
+  /**
+   * Wall-clock limit for this cell in ms; the cell is interrupted, the kernel kept. Default from
+   * config; capped at MAX_TIMEOUT_MS. A restart replays the cell under the same limit.
+   */
   timeoutMs?: number;
   /** Per-stream output cap in bytes (head and tail kept). Default from config. */
   outputLimitBytes?: number;

@@ -220,6 +220,12 @@ describe('a session kernel', () => {
     expect(await value('survivor')).toBe("'still here'");
   });
 
+  it('caps a time limit beyond what timers hold instead of firing it at once', async () => {
+    const execution = await kernel.run('import time\ntime.sleep(0.3)\n"slept"', { timeoutMs: 3_000_000_000 });
+    expect(execution.error).toBeUndefined();
+    expect(execution.result?.text).toBe("'slept'");
+  });
+
   it('interrupts on request', async () => {
     const running = kernel.run('import time\ntime.sleep(30)');
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -329,5 +335,30 @@ describe('a session kernel', () => {
     expect(existsSync(workspacePath)).toBe(false);
     await expect(other.run('1')).rejects.toBeInstanceOf(KernelClosedError);
     await other.dispose();
+  });
+});
+
+describe('replaying the journal', () => {
+  it('replays each cell under its own time limit, and goes on past a cell that fails on replay', async () => {
+    const own = await startTestSandbox({ cellTimeoutMs: 1000 });
+    try {
+      const replaying = await own.sandbox.acquire('replay');
+      // Longer than the default limit, allowed by its own.
+      expect(
+        (await replaying.run('import time\ntime.sleep(1.5)\nslow = "done"', { timeoutMs: 5000 })).error,
+      ).toBeUndefined();
+      // Succeeds the first time; on replay it finds its marker in /workspace and hangs past its limit.
+      const stuck =
+        'import os, time\nif os.path.exists("ran"):\n    time.sleep(60)\nopen("ran", "w").close()\nstuck = True';
+      expect((await replaying.run(stuck, { timeoutMs: 2000 })).error).toBeUndefined();
+      expect((await replaying.run('after = "replayed too"')).error).toBeUndefined();
+      const restart = await replaying.restart();
+      expect(restart).toMatchObject({ reason: 'requested', replayedCells: 2, failedReplays: 1 });
+      expect((await replaying.run('slow')).result?.text).toBe("'done'");
+      expect((await replaying.run('after')).result?.text).toBe("'replayed too'");
+      expect((await replaying.run('stuck')).error?.name).toBe('NameError');
+    } finally {
+      await own.close();
+    }
   });
 });

@@ -84,6 +84,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ LLM_BASE_URL: 'not a url' })).toThrow(/LLM_BASE_URL/);
   });
 
+  it('refuses time limits longer than Node timers can hold, naming the variable', () => {
+    expect(loadConfig({ TALLY_CELL_TIMEOUT_MS: '2147483647' }).sandbox.cellTimeoutMs).toBe(2 ** 31 - 1);
+    expect(() => loadConfig({ TALLY_CELL_TIMEOUT_MS: '3000000000' })).toThrow(/TALLY_CELL_TIMEOUT_MS: at most/);
+    expect(() => loadConfig({ TALLY_SANDBOX_IDLE_TTL_MS: '3000000000' })).toThrow(/TALLY_SANDBOX_IDLE_TTL_MS/);
+  });
+
   it('reports every problem at once, each naming its variable', () => {
     let error: unknown;
     try {
