@@ -1,0 +1,23 @@
+/** Builds the model client from the LLM_* settings; the agent picks a model per stage with `modelForStage`. */
+import type { LlmSettings } from '../config.js';
+import { LlmNotConfiguredError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { OpenAiLlmClient } from './openai-llm-client.js';
+
+/** Throws `LlmNotConfiguredError` (naming LLM_BASE_URL) when no endpoint is set. */
+export function createLlmClient(settings: LlmSettings, logger: Logger): OpenAiLlmClient {
+  if (settings.baseUrl === undefined) throw new LlmNotConfiguredError();
+  return new OpenAiLlmClient({
+    baseUrl: settings.baseUrl,
+    apiKey: settings.apiKey,
+    model: settings.model,
+    timeoutMs: settings.timeoutMs,
+    maxRetries: settings.maxRetries,
+    logger,
+  });
+}
+
+/** The model for a stage (`plan`, `act`, ...): LLM_MODEL_<STAGE> when set, else LLM_MODEL. */
+export function modelForStage(settings: LlmSettings, stage: string): string {
+  return settings.stageModels[stage.toLowerCase()] ?? settings.model;
+}

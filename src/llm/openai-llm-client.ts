@@ -1,0 +1,332 @@
+/**
+ * The `LlmClient` port over the `openai` package, for any OpenAI-compatible endpoint (OpenAI,
+ * DeepSeek, Ollama, vLLM, llama.cpp server).
+ *
+ * The retry policy is ours, not the SDK's (its own retries are off): 429, 408, 409, 5xx and failed
+ * connections are retried with exponential backoff, honouring `retry-after-ms` / `Retry-After` up to
+ * `maxRetryDelayMs`. Timeouts are not retried (a slow model stays slow; LLM_TIMEOUT_MS is the knob),
+ * and nothing is retried once the caller's signal fires. Every SDK error is translated here into an
+ * `AppError` from `src/errors.ts`.
+ */
+import OpenAI from 'openai';
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
+import {
+  type AppError,
+  LlmAuthError,
+  LlmCancelledError,
+  LlmRateLimitedError,
+  LlmRequestError,
+  LlmResponseInvalidError,
+  LlmTimeoutError,
+  LlmToolsUnsupportedError,
+  LlmUnavailableError,
+} from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { ChatMessage, Completion, CompletionRequest, LlmClient, ToolCall, ToolSpec } from '../ports/llm.js';
+
+/** The key sent to endpoints that need none (Ollama, llama.cpp, most vLLM set-ups). */
+export const PLACEHOLDER_API_KEY = 'not-needed';
+
+export interface OpenAiLlmClientOptions {
+  /** OpenAI-compatible base URL, usually ending in `/v1` (LLM_BASE_URL). */
+  baseUrl: string;
+  /** Bearer token (LLM_API_KEY); default {@link PLACEHOLDER_API_KEY}. Never logged. */
+  apiKey?: string | undefined;
+  /** Model used when a call does not name one (LLM_MODEL). */
+  model: string;
+  /** Time limit of one attempt, headers and body, in milliseconds; default 120000 (LLM_TIMEOUT_MS). */
+  timeoutMs?: number;
+  /** Retries after the first attempt on 429, 5xx and failed connections; default 3 (LLM_MAX_RETRIES). */
+  maxRetries?: number;
+  /** Backoff before the first retry, doubled for each further one (with jitter), in milliseconds; default 500. */
+  retryDelayMs?: number;
+  /** Longest wait between attempts, also capping what Retry-After asks for, in milliseconds; default 30000. */
+  maxRetryDelayMs?: number;
+  /** Default: a logger that drops everything. */
+  logger?: Logger;
+}
+
+/** How one attempt ended; failures are classified before deciding whether to retry. */
+type Outcome = { kind: 'done'; completion: ChatCompletion } | Failure;
+
+type Failure =
+  | { kind: 'cancelled'; cause: unknown }
+  | { kind: 'timeout' }
+  | { kind: 'final'; error: AppError }
+  | { kind: 'retryable'; status: number | undefined; reason: string; retryAfterMs: number | undefined; cause: unknown };
+
+const TOOLS_MENTIONED = /\btools?\b|tool[ _-]?choice|function[ _-]?call/i;
+const NOT_SUPPORTED =
+  /not support|n't support|unsupported|not enabled|--jinja|--enable-auto-tool-choice|--tool-call-parser/i;
+
+export class OpenAiLlmClient implements LlmClient {
+  readonly model: string;
+  readonly #sdk: OpenAI;
+  /** The base URL without any user:password part, for messages. */
+  readonly #endpoint: string;
+  readonly #timeoutMs: number;
+  readonly #maxRetries: number;
+  readonly #retryDelayMs: number;
+  readonly #maxRetryDelayMs: number;
+  readonly #logger: Logger | undefined;
+  /** The configured key, kept only to scrub it from what servers echo back. */
+  readonly #apiKey: string | undefined;
+
+  constructor(options: OpenAiLlmClientOptions) {
+    this.model = options.model;
+    this.#endpoint = displayUrl(options.baseUrl);
+    this.#timeoutMs = options.timeoutMs ?? 120_000;
+    this.#maxRetries = options.maxRetries ?? 3;
+    this.#retryDelayMs = options.retryDelayMs ?? 500;
+    this.#maxRetryDelayMs = options.maxRetryDelayMs ?? 30_000;
+    this.#logger = options.logger?.child({ component: 'llm' });
+    this.#apiKey = options.apiKey;
+    this.#sdk = new OpenAI({
+      baseURL: options.baseUrl,
+      apiKey: options.apiKey ?? PLACEHOLDER_API_KEY,
+      // config.ts is the only reader of the environment: pin what the SDK would otherwise read from it.
+      organization: null,
+      project: null,
+      adminAPIKey: null,
+      webhookSecret: null,
+      maxRetries: 0,
+      timeout: this.#timeoutMs,
+      logLevel: 'off',
+    });
+  }
+
+  async complete(request: CompletionRequest): Promise<Completion> {
+    const model = request.params?.model ?? this.model;
+    const body = this.#body(request, model);
+    const attempts = this.#maxRetries + 1;
+    for (let attempt = 1; ; attempt++) {
+      const failure = await this.#attempt(body, request);
+      if (failure.kind === 'done') return toCompletion(failure.completion, this.#endpoint);
+      if (failure.kind === 'cancelled') throw new LlmCancelledError(failure.cause);
+      if (failure.kind === 'timeout') throw new LlmTimeoutError(this.#endpoint, this.#timeoutMs);
+      if (failure.kind === 'final') throw failure.error;
+      if (attempt >= attempts) throw this.#exhausted(failure, attempts);
+      const delayMs = this.#delayBefore(attempt, failure.retryAfterMs);
+      this.#logger?.warn(
+        { model, attempt, status: failure.status, reason: failure.reason, delayMs },
+        'model request failed; retrying',
+      );
+      await sleep(delayMs, request.signal).catch((reason: unknown) => {
+        throw new LlmCancelledError(reason);
+      });
+    }
+  }
+
+  #body(request: CompletionRequest, model: string): ChatCompletionCreateParamsNonStreaming {
+    const params = request.params ?? {};
+    return {
+      model,
+      messages: request.messages.map(toWireMessage),
+      ...(request.tools && request.tools.length > 0 ? { tools: request.tools.map(toWireTool) } : {}),
+      ...(params.temperature === undefined ? {} : { temperature: params.temperature }),
+      // `max_tokens` rather than `max_completion_tokens`: the one every compatible server knows.
+      ...(params.maxTokens === undefined ? {} : { max_tokens: params.maxTokens }),
+    };
+  }
+
+  /** One request under its own time limit; resolves to the completion or to a classified failure. */
+  async #attempt(body: ChatCompletionCreateParamsNonStreaming, request: CompletionRequest): Promise<Outcome> {
+    if (request.signal?.aborted) return { kind: 'cancelled', cause: request.signal.reason };
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
+    const startedAt = Date.now();
+    this.#logger?.debug(
+      { model: body.model, messages: body.messages.length, tools: body.tools?.length ?? 0 },
+      'model request',
+    );
+    try {
+      const completion = await this.#sdk.chat.completions.create(body, { signal });
+      this.#logger?.debug(
+        { model: body.model, durationMs: Date.now() - startedAt, usage: completion.usage },
+        'model response',
+      );
+      return { kind: 'done', completion };
+    } catch (error) {
+      // The signals decide first: the SDK reports both aborts and its own timeout in several shapes.
+      if (request.signal?.aborted) return { kind: 'cancelled', cause: request.signal.reason };
+      if (timeout.aborted || error instanceof OpenAI.APIConnectionTimeoutError) return { kind: 'timeout' };
+      return this.#classify(error, body);
+    }
+  }
+
+  #classify(error: unknown, body: ChatCompletionCreateParamsNonStreaming): Failure {
+    if (error instanceof OpenAI.APIConnectionError) {
+      const reason = `cannot connect (${describeCause(error)})`;
+      return { kind: 'retryable', status: undefined, reason, retryAfterMs: undefined, cause: error };
+    }
+    if (!(error instanceof OpenAI.APIError) || error.status === undefined) {
+      const problem = error instanceof Error ? error.message : String(error);
+      return { kind: 'final', error: new LlmResponseInvalidError(this.#endpoint, problem) };
+    }
+    const status = error.status;
+    const message = this.#scrub(serverMessage(error));
+    // Some servers echo the key in their messages; such an SDK error must not travel on as a cause.
+    const cause = this.#apiKey && error.message.includes(this.#apiKey) ? undefined : error;
+    if (body.tools && TOOLS_MENTIONED.test(message) && NOT_SUPPORTED.test(message) && status !== 429) {
+      return { kind: 'final', error: new LlmToolsUnsupportedError(this.#endpoint, body.model, message, cause) };
+    }
+    if (status === 401 || status === 403) {
+      return { kind: 'final', error: new LlmAuthError(this.#endpoint, status, message, cause) };
+    }
+    const retryAfterMs = retryAfter(error.headers);
+    const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
+    if (retryable && error.headers?.get('x-should-retry') !== 'false') {
+      return { kind: 'retryable', status, reason: `HTTP ${status}: ${message}`, retryAfterMs, cause };
+    }
+    if (status === 429) {
+      return { kind: 'final', error: new LlmRateLimitedError(this.#endpoint, 1, retryAfterMs, cause) };
+    }
+    if (status >= 500) {
+      return { kind: 'final', error: new LlmUnavailableError(this.#endpoint, 1, `HTTP ${status}: ${message}`, cause) };
+    }
+    return { kind: 'final', error: new LlmRequestError(this.#endpoint, status, message, cause) };
+  }
+
+  #scrub(text: string): string {
+    return this.#apiKey ? text.replaceAll(this.#apiKey, '[redacted]') : text;
+  }
+
+  #exhausted(failure: Extract<Failure, { kind: 'retryable' }>, attempts: number): AppError {
+    if (failure.status === 429) {
+      return new LlmRateLimitedError(this.#endpoint, attempts, failure.retryAfterMs, failure.cause);
+    }
+    return new LlmUnavailableError(this.#endpoint, attempts, failure.reason, failure.cause);
+  }
+
+  /** Retry-After when the server gave one, else exponential backoff with jitter; both capped. */
+  #delayBefore(attempt: number, retryAfterMs: number | undefined): number {
+    if (retryAfterMs !== undefined) return Math.min(retryAfterMs, this.#maxRetryDelayMs);
+    const backoff = this.#retryDelayMs * 2 ** (attempt - 1);
+    return Math.round(Math.min(backoff * (0.75 + Math.random() * 0.25), this.#maxRetryDelayMs));
+  }
+}
+
+function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {
+  switch (message.role) {
+    case 'system':
+    case 'user':
+      return { role: message.role, content: message.content };
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+    case 'assistant':
+      return {
+        role: 'assistant',
+        content: message.content,
+        // An empty `tool_calls` array is rejected by some servers: leave the key out instead.
+        ...(message.toolCalls && message.toolCalls.length > 0
+          ? {
+              tool_calls: message.toolCalls.map((call) => ({
+                id: call.id,
+                type: 'function' as const,
+                function: { name: call.name, arguments: call.arguments },
+              })),
+            }
+          : {}),
+      };
+  }
+}
+
+function toWireTool(tool: ToolSpec) {
+  return {
+    type: 'function' as const,
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  };
+}
+
+function toCompletion(completion: ChatCompletion, endpoint: string): Completion {
+  // A server that is not OpenAI-compatible may answer 200 with text or with other JSON.
+  const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
+  if (!choice?.message) {
+    const shape = typeof completion === 'string' ? 'a text body' : 'a response without choices';
+    throw new LlmResponseInvalidError(endpoint, `got ${shape}`);
+  }
+  const toolCalls: ToolCall[] = (choice.message.tool_calls ?? []).flatMap((call, index) => {
+    if (call.type !== 'function') return [];
+    const raw: unknown = call.function.arguments;
+    // Some servers send the arguments as an object rather than JSON text.
+    const args = typeof raw === 'string' ? raw : JSON.stringify(raw ?? {});
+    return [{ id: call.id || `call_${index}`, name: call.function.name, arguments: args }];
+  });
+  return {
+    message: {
+      role: 'assistant',
+      content: choice.message.content ?? null,
+      ...(toolCalls.length > 0 ? { toolCalls } : {}),
+    },
+    toolCalls,
+    usage: {
+      promptTokens: completion.usage?.prompt_tokens ?? 0,
+      completionTokens: completion.usage?.completion_tokens ?? 0,
+    },
+    finishReason: finishReasonOf(choice.finish_reason, toolCalls.length > 0),
+  };
+}
+
+/** Some servers (Ollama among them) say `stop` when the model called tools; the calls are what count. */
+function finishReasonOf(reason: string | null, hasToolCalls: boolean): Completion['finishReason'] {
+  if (hasToolCalls && (reason === 'stop' || reason === 'function_call' || reason === null)) return 'tool_calls';
+  if (reason === 'stop' || reason === 'tool_calls' || reason === 'length' || reason === 'content_filter') return reason;
+  return 'other';
+}
+
+/** The server's own words: `error.message` from the body, else the SDK's summary. */
+function serverMessage(error: InstanceType<typeof OpenAI.APIError>): string {
+  const body = error.error as { message?: unknown } | undefined;
+  if (body && typeof body.message === 'string' && body.message.length > 0) return body.message;
+  return error.message.replace(/^\d{3}\s+/, '') || 'no message';
+}
+
+function describeCause(error: Error): string {
+  const cause = error.cause as (Error & { code?: string; cause?: Error & { code?: string } }) | undefined;
+  return cause?.cause?.code ?? cause?.code ?? cause?.cause?.message ?? cause?.message ?? error.message;
+}
+
+/** `retry-after-ms` (milliseconds) or `Retry-After` (seconds or an HTTP date), in milliseconds. */
+export function retryAfter(headers: Headers | undefined, now = Date.now()): number | undefined {
+  const milliseconds = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
+  if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds;
+  const value = headers?.get('retry-after');
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function displayUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString().replace(/\/$/, '');
+  } catch {
+    return url;
+  }
+}
+
+function sleep(delayMs: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, delayMs);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
