@@ -30,12 +30,12 @@ export function reviewed(
           { role: 'system', content: renderPrompt(options.prompt.template, { schema: options.schema }) },
           { role: 'user', content: `Review this code before it runs:\n\n${args.code}` },
         ],
-        tools: [toolSpec(reviewTool)],
+        tools: [toolSpec(reviewTool.name, reviewTool.description, reviewTool.schema)],
         params: options.params,
         signal: context.signal,
       });
       const call = completion.toolCalls.find((candidate) => candidate.name === 'review');
-      const parsed = call ? parseToolArguments(reviewTool, call.arguments) : undefined;
+      const parsed = call ? parseToolArguments(reviewTool.schema, call.arguments, reviewTool.name) : undefined;
       if (!parsed?.ok || parsed.value.approve) return runPython.execute(args, context);
       const { problems = 'no reason given', fixed_code: fixed } = parsed.value;
       if (!fixed)

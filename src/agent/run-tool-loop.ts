@@ -32,7 +32,7 @@ const REPAIRABLE = new Set(['run_python', 'run_sql', 'load_dataframe']);
 export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopResult> {
   const { llm, messages, context } = options;
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
-  const specs = options.tools.map(toolSpec);
+  const specs = options.tools.map((tool) => toolSpec(tool.name, tool.description, tool.schema));
   const state: LoopState = { steps: 0, tokens: 0, startedAt: Date.now(), consecutiveFailures: 0, asked: false };
   const failures: string[] = [];
   let question: { text: string; choices?: string[]; callId: string } | undefined;
@@ -81,7 +81,7 @@ async function runCall(byName: Map<string, AgentTool>, call: ToolCall, context: 
   if (!tool) {
     return { content: `There is no tool named '${call.name}'. Tools: ${[...byName.keys()].join(', ')}.` };
   }
-  const parsed = parseToolArguments(tool, call.arguments);
+  const parsed = parseToolArguments(tool.schema, call.arguments, tool.name);
   if (!parsed.ok) return { content: parsed.message };
   return tool.execute(parsed.value, context);
 }

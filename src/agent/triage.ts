@@ -35,12 +35,12 @@ export async function triage(options: {
       { role: 'system', content: renderPrompt(options.prompt.template, { schema: options.schema }) },
       { role: 'user', content: options.request },
     ],
-    tools: [toolSpec(triageTool)],
+    tools: [toolSpec(triageTool.name, triageTool.description, triageTool.schema)],
     params: options.params,
     signal: options.signal,
   });
   const call = completion.toolCalls.find((candidate) => candidate.name === 'triage');
-  const parsed = call ? parseToolArguments(triageTool, call.arguments) : undefined;
+  const parsed = call ? parseToolArguments(triageTool.schema, call.arguments, triageTool.name) : undefined;
   if (parsed?.ok) {
     const value = parsed.value;
     // A question without a question is no question: go ahead instead of asking nothing.

@@ -18,7 +18,7 @@ import {
 } from '../../src/errors.js';
 import { createLlmClient } from '../../src/llm/create-llm-client.js';
 import { OpenAiLlmClient, type OpenAiLlmClientOptions } from '../../src/llm/openai-llm-client.js';
-import { toolSpec } from '../../src/llm/tool-schema.js';
+import { toolSpec } from '../../src/agent/tool-schema.js';
 import { createLogger } from '../../src/logger.js';
 import type { ChatMessage } from '../../src/ports/llm.js';
 import {

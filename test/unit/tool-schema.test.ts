@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { parseToolArguments, toolSpec } from '../../src/llm/tool-schema.js';
+import { parseToolArguments, toolSpec } from '../../src/agent/tool-schema.js';
 
 const runSql = z.object({
   sql: z.string().describe('One read-only SELECT.'),
