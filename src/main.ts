@@ -1,71 +1,84 @@
 /**
- * The composition root: reads the config, builds the real parts, and runs a command.
- * Usage: tally demo | tally help
+ * The command line: `tally demo`, `tally chat`, `tally ask "question"`. Builds tally through
+ * create-tally.ts and connects it to the console.
  */
-import { existsSync } from 'node:fs';
+
 import { join } from 'node:path';
-import Docker from 'dockerode';
-import { DockerSandbox } from '../sandbox/docker-sandbox.js';
-import { sandboxImageTag } from '../sandbox/image-tag.js';
-import { loadTelco } from '../telco_data/index.js';
-import { type Config, type DatabaseSettings, loadConfig } from './config.js';
-import { openDatabase, sqlitePath } from './db/open-database.js';
-import { runTelcoDemo } from './demo/telco-demo.js';
+import { Readable } from 'node:stream';
+import { ConsoleAdapter } from '../adapters/console/console-adapter.js';
+import { startScriptedModelServer } from '../test/support/scripted-model-server.js';
+import { loadConfig } from './config.js';
+import { createTally } from './create-tally.js';
+import { DEMO_REQUEST, demoScript } from './demo/demo-script.js';
 import { AppError } from './errors.js';
-import { createLogger, type Logger } from './logger.js';
-import type { Database } from './ports/database.js';
+import { createLlmClient } from './llm/create-llm-client.js';
+import { createLogger } from './logger.js';
 
 const USAGE = `usage: tally <command>
-  demo   analyse the telco database in a sandboxed session and save a chart
-         (builds the embedded demo database first when no DATABASE_URL is set)
-  help   this text`;
-
-export function createSandbox(config: Config, logger: Logger): Promise<DockerSandbox> {
-  return DockerSandbox.start({
-    docker: new Docker(config.docker),
-    image: config.sandbox.image ?? sandboxImageTag(),
-    instance: config.instance,
-    workspaceRoot: join(config.home, 'workspaces', config.instance),
-    limits: config.sandbox,
-    poolSize: config.sandbox.poolSize,
-    idleTtlMs: config.sandbox.idleTtlMs,
-    cellTimeoutMs: config.sandbox.cellTimeoutMs,
-    outputLimitBytes: config.sandbox.outputLimitBytes,
-    logger: logger.child({ component: 'sandbox' }),
-  });
-}
-
-/** Opens a configured database, building the embedded demo database first if it is not there. */
-async function openDemoDatabase(config: Config, logger: Logger, print: (line: string) => void): Promise<Database> {
-  const settings = config.databases[0] as DatabaseSettings;
-  if (settings.embedded && !existsSync(sqlitePath(settings.url))) {
-    print(`building the demo database ${settings.url} (no DATABASE_URL is set)`);
-    const report = await loadTelco({ target: settings.url });
-    print(`  ${report.trainCustomers} train and ${report.testCustomers} test customers in ${report.durationMs} ms\n`);
-  }
-  return openDatabase(settings, config.databaseLimits, logger);
-}
+  demo                 the telco demo: a full agent turn in the console (no model needed)
+  chat                 talk to tally in this terminal (needs LLM_BASE_URL)
+  ask "question"       one question, answered in the terminal (needs LLM_BASE_URL)
+  help                 this text
+Charts are saved under $TALLY_HOME (default .tally).`;
 
 async function main(argv: string[]): Promise<number> {
-  const command = argv[0] ?? 'help';
+  const [command = 'help', ...rest] = argv;
   if (command === 'help' || command === '--help') {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  if (command !== 'demo') {
-    process.stderr.write(`unknown command '${command}'\n${USAGE}\n`);
+  if (!['demo', 'chat', 'ask'].includes(command) || (command === 'ask' && rest.length === 0)) {
+    process.stderr.write(`${command === 'ask' ? 'ask needs a question' : `unknown command '${command}'`}\n${USAGE}\n`);
     return 2;
   }
   const config = loadConfig();
   const logger = createLogger({ level: config.logLevel });
   const print = (line: string) => process.stdout.write(`${line}\n`);
-  const database = await openDemoDatabase(config, logger, print);
-  const sandbox = await createSandbox({ ...config, sandbox: { ...config.sandbox, poolSize: 0 } }, logger);
+  const interactive = command === 'chat';
+  // chat goes on with the same thread across runs; demo and ask start a new one each time.
+  const adapter = new ConsoleAdapter({
+    input: interactive ? process.stdin : Readable.from([]),
+    output: process.stdout,
+    chartDir: join(config.home, command === 'demo' ? 'demo' : 'charts'),
+    prompt: interactive,
+    threadKey: interactive ? 'console:local:chat' : `console:local:${command}-${Date.now()}`,
+  });
+  // Without a model the demo runs a recorded script in the model's place; chat and ask need one.
+  const scripted =
+    command === 'demo' && config.llm.baseUrl === undefined
+      ? await startScriptedModelServer({ script: demoScript() })
+      : undefined;
+  if (scripted) {
+    print('No LLM_BASE_URL is set: a recorded script stands in for the model (set LLM_BASE_URL, LLM_API_KEY and');
+    print('LLM_MODEL to use a real one). The database, the sandbox and the agent are real.\n');
+  }
+  const llm = createLlmClient(
+    scripted ? { ...config.llm, baseUrl: scripted.url, model: 'scripted-demo' } : config.llm,
+    logger.child({ component: 'llm' }),
+  );
+  const tally = await createTally({
+    config,
+    logger,
+    llm,
+    post: (threadKey, post) => adapter.post(threadKey, post),
+    say: print,
+  });
+  adapter.onInbound((inbound) => tally.router.handle(inbound));
   try {
-    await runTelcoDemo({ sandbox, database, outDir: join(config.home, 'demo'), print });
+    if (interactive) {
+      print(
+        'tally: ask about your data. "set key=value" changes settings, ```python blocks run as they are, "stop" cancels.',
+      );
+      await adapter.start();
+      await adapter.finished;
+    } else {
+      const text = command === 'demo' ? DEMO_REQUEST : rest.join(' ');
+      print(`you> ${text}\n`);
+      await tally.router.handle({ threadKey: adapter.threadKey, user: { id: 'local' }, text, receivedAt: Date.now() });
+    }
   } finally {
-    await sandbox.close();
-    await database.close();
+    await tally.close();
+    await scripted?.close();
   }
   return 0;
 }

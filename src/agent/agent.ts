@@ -5,7 +5,7 @@
 import type { Logger } from '../logger.js';
 import type { Post } from '../ports/chat.js';
 import type { Database } from '../ports/database.js';
-import type { CompletionParams, LlmClient } from '../ports/llm.js';
+import type { CompletionParams, LlmClient, ToolCall } from '../ports/llm.js';
 import type { Kernel } from '../ports/sandbox.js';
 import { reviewed } from './code-review.js';
 import { answerText, type Conversation } from './conversation.js';
@@ -130,6 +130,7 @@ export class Agent {
         afterTokens(this.options.maxTokens ?? 400_000),
         afterMs(this.options.maxTurnMs ?? 20 * 60_000),
       ],
+      beforeToolCall: (call) => emit({ kind: 'status', text: describeCall(call) }),
       onToolCall: (call, outcome) => {
         this.options.logger.debug({ tool: call.name, failed: outcome.failed ?? false }, 'tool call');
       },
@@ -206,6 +207,19 @@ export class Agent {
       ...(model ? { model } : {}),
     };
   }
+}
+
+/** A status line for a tool call: the tool and the gist of its arguments. */
+function describeCall(call: ToolCall): string {
+  let args: Record<string, unknown> = {};
+  try {
+    args = JSON.parse(call.arguments) as Record<string, unknown>;
+  } catch {
+    // malformed arguments: the tool result will say so
+  }
+  const gist = [args.name, args.table, args.sql, args.code, args.question].find((value) => typeof value === 'string');
+  const line = typeof gist === 'string' ? gist.replace(/\s+/g, ' ').trim() : '';
+  return line ? `${call.name}: ${line.length > 80 ? `${line.slice(0, 79)}…` : line}` : call.name;
 }
 
 function firstLine(text: string): string {

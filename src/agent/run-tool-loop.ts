@@ -17,7 +17,9 @@ export interface ToolLoopOptions {
   context: ToolContext;
   params: CompletionParams;
   stopWhen: StopCondition[];
-  /** Told about every tool call and its outcome (logging, status lines). */
+  /** Told before every tool call (status lines). */
+  beforeToolCall?: (call: ToolCall) => Promise<void> | void;
+  /** Told about every tool call and its outcome (logging). */
   onToolCall?: (call: ToolCall, outcome: ToolOutcome) => Promise<void> | void;
 }
 
@@ -49,6 +51,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     messages.push(completion.message);
     if (completion.toolCalls.length === 0) return { reason: 'answered', text: completion.message.content ?? '', state };
     for (const call of completion.toolCalls) {
+      await options.beforeToolCall?.(call);
       const outcome = await runCall(byName, call, context);
       await options.onToolCall?.(call, outcome);
       if (outcome.question) {

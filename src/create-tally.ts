@@ -1,0 +1,110 @@
+/**
+ * The composition root: builds the real parts from the config and wires them by hand. The CLI
+ * (main.ts) and the end-to-end tests both start tally through here.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import { DockerSandbox } from '../sandbox/docker-sandbox.js';
+import { sandboxImageTag } from '../sandbox/image-tag.js';
+import { loadTelco } from '../telco_data/index.js';
+import { Agent } from './agent/agent.js';
+import { loadStagePrompts } from './agent/stage-prompts.js';
+import type { Config } from './config.js';
+import { openDatabase, sqlitePath } from './db/open-database.js';
+import type { Logger } from './logger.js';
+import type { Post, ThreadKey } from './ports/chat.js';
+import type { Database } from './ports/database.js';
+import type { LlmClient } from './ports/llm.js';
+import type { Sandbox } from './ports/sandbox.js';
+import type { Store } from './ports/store.js';
+import { SessionKernels } from './sessions/session-kernel.js';
+import { SessionRouter } from './sessions/session-router.js';
+import { createStore } from './store/create-store.js';
+
+export interface Tally {
+  router: SessionRouter;
+  databases: Database[];
+  sandbox: Sandbox;
+  store: Store;
+  close(): Promise<void>;
+}
+
+export interface CreateTallyOptions {
+  config: Config;
+  logger: Logger;
+  llm: LlmClient;
+  /** Where posts go: the adapter of the thread's platform. */
+  post: (threadKey: ThreadKey, post: Post) => Promise<unknown>;
+  /** Told when the embedded demo database is being built. */
+  say?: (line: string) => void;
+}
+
+export function createSandbox(config: Config, logger: Logger): Promise<DockerSandbox> {
+  return DockerSandbox.start({
+    docker: new Docker(config.docker),
+    image: config.sandbox.image ?? sandboxImageTag(),
+    instance: config.instance,
+    workspaceRoot: join(config.home, 'workspaces', config.instance),
+    limits: config.sandbox,
+    poolSize: config.sandbox.poolSize,
+    idleTtlMs: config.sandbox.idleTtlMs,
+    cellTimeoutMs: config.sandbox.cellTimeoutMs,
+    outputLimitBytes: config.sandbox.outputLimitBytes,
+    logger: logger.child({ component: 'sandbox' }),
+  });
+}
+
+/** Opens every configured database, building the embedded demo database first if it is not there. */
+export async function openDatabases(config: Config, logger: Logger, say: (line: string) => void): Promise<Database[]> {
+  const databases: Database[] = [];
+  try {
+    for (const settings of config.databases) {
+      if (settings.embedded && !existsSync(sqlitePath(settings.url))) {
+        say(`building the demo database ${settings.url} (no DATABASE_URL is set)`);
+        const report = await loadTelco({ target: settings.url });
+        say(`  ${report.trainCustomers} train and ${report.testCustomers} test customers in ${report.durationMs} ms`);
+      }
+      databases.push(await openDatabase(settings, config.databaseLimits, logger));
+    }
+  } catch (error) {
+    await Promise.all(databases.map((database) => database.close()));
+    throw error;
+  }
+  return databases;
+}
+
+export async function createTally(options: CreateTallyOptions): Promise<Tally> {
+  const { config, logger } = options;
+  const prompts = await loadStagePrompts();
+  const databases = await openDatabases(config, logger, options.say ?? (() => {}));
+  const store = await createStore({ redisUrl: config.redisUrl, sqlitePath: join(config.home, 'state.db'), logger });
+  const sandbox = await createSandbox(config, logger);
+  const agent = new Agent({
+    llm: options.llm,
+    databases,
+    prompts,
+    stageModels: config.llm.stageModels,
+    logger: logger.child({ component: 'agent' }),
+  });
+  const router = new SessionRouter({
+    agent,
+    kernels: new SessionKernels(sandbox, databases, store),
+    databases,
+    store,
+    post: options.post,
+    logger: logger.child({ component: 'sessions' }),
+  });
+  return {
+    router,
+    databases,
+    sandbox,
+    store,
+    async close() {
+      await router.idle();
+      await sandbox.close();
+      await Promise.all(databases.map((database) => database.close()));
+      await store.close();
+    },
+  };
+}
