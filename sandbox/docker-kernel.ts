@@ -16,7 +16,7 @@ import {
   type RunOptions,
 } from '../src/ports/sandbox.js';
 import { containerSpec, type SandboxLimits } from './container-spec.js';
-import { hostFailure, toExecution } from './execution.js';
+import { hostFailure, succeeded, toExecution } from './execution.js';
 import { ChannelClosedError, KernelChannel } from './kernel-channel.js';
 import type { Workspace } from './workspace.js';
 
@@ -401,7 +401,7 @@ export class DockerKernel implements Kernel {
       await this.signal('SIGINT');
       outcome = await this.wait(pending, this.graceMs, undefined);
     }
-    if (outcome.kind === 'reply') return outcome.reply.error ? 'failed' : 'replayed';
+    if (outcome.kind === 'reply') return succeeded(outcome.reply) ? 'replayed' : 'failed';
     if (outcome.kind === 'lost') return 'failed'; // an over-long reply: the kernel lives on
     await this.replaceContainer();
     return 'reset';

@@ -1,37 +1,82 @@
-/** Turns the driver's JSON reply into the port's `Execution`. */
+/**
+ * Turns the driver's JSON reply into the port's `Execution`. The reply comes from a process that
+ * runs user code, so its shape is checked strictly: anything else becomes an error of the cell
+ * ('KernelProtocolError'), never an exception on the host.
+ */
+import { z } from 'zod';
 import type { DisplayValue, Execution, ExecutionError, Figure } from '../src/ports/sandbox.js';
 
-interface RawFigure {
-  png: string;
-  width: number;
-  height: number;
-}
+const MAX_FIGURES = 10;
+const count = z.number().int().nonnegative();
 
-const text = (value: unknown): string => (typeof value === 'string' ? value : '');
-const number = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+const resultReply = z.strictObject({
+  v: z.literal(1),
+  type: z.literal('result'),
+  id: z.string(),
+  stdout: z.string().optional(),
+  stderr: z.string().optional(),
+  stdoutBytes: count.optional(),
+  stderrBytes: count.optional(),
+  result: z.strictObject({ type: z.string(), text: z.string(), shape: z.array(count).optional() }).optional(),
+  figures: z
+    .array(z.strictObject({ png: z.base64(), width: count, height: count }))
+    .max(MAX_FIGURES)
+    .optional(),
+  figuresDropped: count.optional(),
+  reaped: count.optional(),
+  error: z.strictObject({ name: z.string(), value: z.string(), traceback: z.string() }).optional(),
+  durationMs: z.number().nonnegative().optional(),
+});
 
-export function toExecution(reply: Record<string, unknown>, durationMs: number): Execution {
+export function toExecution(reply: unknown, durationMs: number): Execution {
+  const parsed = resultReply.safeParse(reply);
+  if (!parsed.success) return hostFailure(protocolError(parsed.error), durationMs);
+  const fields = parsed.data;
   const execution: Execution = {
-    stdout: text(reply.stdout),
-    stderr: text(reply.stderr),
-    stdoutBytes: number(reply.stdoutBytes),
-    stderrBytes: number(reply.stderrBytes),
-    figures: Array.isArray(reply.figures) ? (reply.figures as RawFigure[]).map(toFigure) : [],
+    stdout: fields.stdout ?? '',
+    stderr: fields.stderr ?? '',
+    stdoutBytes: fields.stdoutBytes ?? 0,
+    stderrBytes: fields.stderrBytes ?? 0,
+    figures: (fields.figures ?? []).map(toFigure),
     durationMs,
     timedOut: false,
   };
-  const dropped = number(reply.figuresDropped);
+  const dropped = fields.figuresDropped ?? 0;
   if (dropped > 0)
     execution.stderr += `\n[tally: ${dropped} figures were not captured (more than 10, or over 8 MiB as PNG)]\n`;
-  const reaped = number(reply.reaped);
+  const reaped = fields.reaped ?? 0;
   if (reaped > 0) execution.stderr += `\n[tally: stopped ${reaped} processes this cell left running]\n`;
-  if (reply.result) execution.result = reply.result as DisplayValue;
-  if (reply.error) execution.error = reply.error as ExecutionError;
+  if (fields.result) execution.result = toDisplayValue(fields.result);
+  if (fields.error) execution.error = fields.error;
   return execution;
 }
 
-function toFigure(raw: RawFigure): Figure {
+/** True when the reply is a well-formed result that reports no error. */
+export function succeeded(reply: unknown): boolean {
+  const parsed = resultReply.safeParse(reply);
+  return parsed.success && parsed.data.error === undefined;
+}
+
+function toDisplayValue(raw: { type: string; text: string; shape?: number[] | undefined }): DisplayValue {
+  return raw.shape === undefined
+    ? { type: raw.type, text: raw.text }
+    : { type: raw.type, text: raw.text, shape: raw.shape };
+}
+
+function toFigure(raw: { png: string; width: number; height: number }): Figure {
   return { png: Buffer.from(raw.png, 'base64'), width: raw.width, height: raw.height };
+}
+
+function protocolError(error: z.ZodError): ExecutionError {
+  const problems = error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.join('.') || 'reply'}: ${issue.message}`.slice(0, 200))
+    .join('; ');
+  return {
+    name: 'KernelProtocolError',
+    value: `The kernel's reply to this cell was malformed (${problems}), so its outcome is unknown. Code in the cell may have written to the kernel's reply channel.`,
+    traceback: '',
+  };
 }
 
 /** An execution that produced nothing but an error raised by the host (timeout, death, cancel). */

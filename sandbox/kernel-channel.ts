@@ -1,21 +1,33 @@
 /**
  * The host end of the driver protocol (see kernel/driver.py): one attached stdin/stdout stream per
- * container, JSON lines both ways, one reply per request matched by id.
+ * container, JSON lines both ways, one reply per request matched by id. Request ids are random and
+ * used once, so code in the sandbox cannot answer a request it has not seen; code that reads the
+ * pending id out of the driver's memory can still answer for its own cell (see attacks.test.ts).
  */
+import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
+import { z } from 'zod';
 import type { Logger } from '../src/logger.js';
 import { type AttachedStdio, attachStdio } from './attach-stdio.js';
 import { JsonLineReader } from './json-lines.js';
 
 export const PROTOCOL_VERSION = 1;
+/** How every line from the driver starts (json.dumps with compact separators puts "v" first). */
+const LINE_PREFIX = `{"v":${PROTOCOL_VERSION},`;
 const STDERR_KEEP_BYTES = 8192;
+/** Ids of answered requests remembered, to notice a second answer to one of them. */
+const ANSWERED_KEPT = 16;
 
-export interface ReadyMessage {
-  pid: number;
-  python: string;
-  preloaded: string[];
-}
+const readyMessage = z.strictObject({
+  v: z.literal(PROTOCOL_VERSION),
+  type: z.literal('ready'),
+  pid: z.number().int(),
+  python: z.string(),
+  preloaded: z.array(z.string()),
+});
+
+export type ReadyMessage = z.infer<typeof readyMessage>;
 
 /** Raised to a pending request when the stream ends: the kernel process is gone. */
 export class ChannelClosedError extends Error {
@@ -46,7 +58,7 @@ export class KernelChannel {
   private readonly reader: JsonLineReader;
   private readonly stream: Duplex;
   private stderrTail = '';
-  private nextId = 0;
+  private readonly answered: string[] = [];
   private closedReason: string | undefined;
   private markReady!: (message: ReadyMessage) => void;
   private failReady!: (error: Error) => void;
@@ -65,11 +77,15 @@ export class KernelChannel {
     this.closed = new Promise((resolve) => {
       this.markClosed = resolve;
     });
-    const reader = new JsonLineReader(options.maxLineBytes, {
-      message: (message) => this.dispatch(message),
-      garbage: (sample) => options.logger.debug({ sample }, 'ignored non-protocol line from kernel'),
-      oversize: (bytes) => this.failAll(new ReplyTooLargeError(bytes)),
-    });
+    const reader = new JsonLineReader(
+      options.maxLineBytes,
+      {
+        message: (message) => this.dispatch(message),
+        garbage: (sample) => options.logger.debug({ sample }, 'ignored non-protocol line from kernel'),
+        oversize: (bytes) => this.failAll(new ReplyTooLargeError(bytes)),
+      },
+      LINE_PREFIX,
+    );
     this.reader = reader;
     stdout.on('data', (chunk: Buffer) => reader.push(chunk));
     stderr.on('data', (chunk: Buffer) => {
@@ -99,7 +115,7 @@ export class KernelChannel {
   request(message: Record<string, unknown>, maxReplyBytes?: number): Promise<Record<string, unknown>> {
     if (this.closedReason !== undefined) return Promise.reject(new ChannelClosedError(this.closedReason));
     this.reader.maxLineBytes = Math.max(this.options.maxLineBytes, maxReplyBytes ?? 0);
-    const id = `r${++this.nextId}`;
+    const id = randomBytes(16).toString('hex');
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.stream.write(`${JSON.stringify({ v: PROTOCOL_VERSION, id, ...message })}\n`);
@@ -115,22 +131,29 @@ export class KernelChannel {
     this.stream.destroy();
   }
 
+  /** Hands a reply to its request; what it holds is checked by whoever made the request. */
   private dispatch(message: Record<string, unknown>): void {
-    if (message.v !== PROTOCOL_VERSION) {
-      this.options.logger.warn({ version: message.v }, 'kernel spoke another protocol version');
-      return;
-    }
     if (message.type === 'ready') {
-      this.markReady(message as unknown as ReadyMessage);
+      const ready = readyMessage.safeParse(message);
+      if (ready.success) this.markReady(ready.data);
+      else this.options.logger.warn({ issues: ready.error.issues.length }, 'malformed ready message from kernel');
       return;
     }
     const id = typeof message.id === 'string' ? message.id : undefined;
     const waiter = id === undefined ? undefined : this.pending.get(id);
     if (id === undefined || waiter === undefined) {
-      this.options.logger.warn({ type: message.type }, 'kernel reply matched no request');
+      const again = id !== undefined && this.answered.includes(id);
+      this.options.logger.warn(
+        { type: String(message.type).slice(0, 40) },
+        again
+          ? 'second reply to one request: code in the sandbox answered in the driver’s name'
+          : 'kernel reply matched no request',
+      );
       return;
     }
     this.pending.delete(id);
+    this.answered.push(id);
+    if (this.answered.length > ANSWERED_KEPT) this.answered.shift();
     waiter.resolve(message);
   }
 

@@ -1,8 +1,8 @@
 """tally kernel driver: one long-lived Python namespace per sandbox, spoken to over the container's
 stdin/stdout as JSON lines (protocol v1).
 
-Requests (one per line):  {"v":1,"id":"c1","op":"run","code":"...","outputLimitBytes":65536}
-                          {"v":1,"id":"p1","op":"ping"}
+Requests (one per line):  {"v":1,"id":"<32 hex>","op":"run","code":"...","outputLimitBytes":65536}
+                          {"v":1,"id":"<32 hex>","op":"ping"}
 Replies (framed "\\n" + JSON + "\\n", so stray bytes on the channel cannot merge into a reply):
                           {"v":1,"type":"ready",...} once at start-up, then one "result"/"pong" per request.
 
@@ -149,10 +149,9 @@ class Kernel:
         body = compile(tree, filename, "exec")
         return body, (compile(last, filename, "eval") if last is not None else None)
 
-    def run(self, request):
+    def run(self, request, request_id):
         limit = int(request.get("outputLimitBytes") or DEFAULT_OUTPUT_LIMIT)
         out, err = CappedBuffer(limit), CappedBuffer(limit)
-        reply = {"type": "result", "id": request.get("id")}
         started = time.perf_counter()
         self.fd_out.reattach()
         self.fd_err.reattach()
@@ -187,6 +186,7 @@ class Kernel:
         error = error or figures_error
         if os.getpid() != MAIN_PID:
             os._exit(0)
+        reply = {"type": "result", "id": request_id}
         if error is not None:
             reply["error"] = describe(error, limit)
             if isinstance(error, KeyboardInterrupt) or _out_of_processes(error):
@@ -236,13 +236,15 @@ def main():
     while True:
         try:
             request = channel.receive()
+            # Out of the request before user code runs, so `request` in a frame does not hand it over.
+            request_id = request.pop("id", None)
             op = request.get("op")
             if op == "run":
-                channel.send(kernel.run(request))
+                channel.send(kernel.run(request, request_id))
             elif op == "ping":
-                channel.send({"type": "pong", "id": request.get("id")})
+                channel.send({"type": "pong", "id": request_id})
             else:
-                channel.send({"type": "failure", "id": request.get("id"), "message": f"unknown op {op!r}"})
+                channel.send({"type": "failure", "id": request_id, "message": f"unknown op {op!r}"})
         except KeyboardInterrupt:
             pass  # only raised inside armed(); kept so a stray one never ends the loop
         except ValueError as error:
