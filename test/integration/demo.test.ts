@@ -1,48 +1,45 @@
+/** The README's first command, as a user runs it (minus set-up): `tally demo` on embedded defaults. */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqliteDatabase } from '../../src/db/sqlite-database.js';
-import { runTelcoDemo } from '../../src/demo/telco-demo.js';
-import { loadTelco } from '../../telco_data/index.js';
-import { LIMITS } from '../support/sample-databases.js';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox-fixture.js';
+import { containersOf, requireSandboxImage } from '../support/docker.js';
 
-let fixture: TestSandbox;
-let folder: string;
-let database: SqliteDatabase;
+const run = promisify(execFile);
+const ROOT = join(import.meta.dirname, '..', '..');
+let home: string;
+const instance = `demo-${randomBytes(4).toString('hex')}`;
 
 beforeAll(async () => {
-  fixture = await startTestSandbox();
-  folder = await mkdtemp(join(tmpdir(), 'tally-demo-'));
-  await loadTelco({ target: `sqlite:${join(folder, 'telco.db')}` });
-  database = await SqliteDatabase.open({ name: 'telco', path: join(folder, 'telco.db'), limits: LIMITS });
+  await requireSandboxImage();
+  home = await mkdtemp(join(tmpdir(), 'tally-demo-'));
 });
 afterAll(async () => {
-  await database?.close();
-  if (folder) await rm(folder, { recursive: true, force: true });
-  await fixture?.close();
+  if (home) await rm(home, { recursive: true, force: true });
+  expect(await containersOf(instance)).toEqual([]);
 });
 
-describe('the telco demo', () => {
-  it('lists the tables, analyses an extract in the kernel and saves the chart where it says', async () => {
-    const lines: string[] = [];
-    const { chartPath } = await runTelcoDemo({
-      sandbox: fixture.sandbox,
-      database,
-      outDir: join(folder, 'out'),
-      print: (line) => lines.push(line),
+describe('tally demo', () => {
+  it('builds the demo database, runs a whole agent turn and saves the chart', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, TALLY_HOME: home, TALLY_INSTANCE: instance, LOG_LEVEL: 'warn' };
+    for (const variable of ['LLM_BASE_URL', 'DATABASE_URL', 'REDIS_URL']) delete env[variable];
+    const { stdout } = await run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main.ts', 'demo'], {
+      cwd: ROOT,
+      env,
+      timeout: 120_000,
     });
-    const output = lines.join('\n');
-    expect(output).toMatch(/user_demographics\s+5352 rows/);
-    expect(output).toMatch(/user_demographics_new\s+1409 rows/);
-    expect(output).toMatch(/5634 rows in \d+ ms/);
-    expect(output).toContain('MonthlyCharges: float64');
-    const rate = (contract: string) => Number(new RegExp(`${contract}\\s+(0\\.\\d+)`).exec(output)?.[1]);
+    expect(stdout).toContain('No LLM_BASE_URL is set: a recorded script stands in for the model');
+    expect(stdout).toContain(`building the demo database sqlite:${join(home, 'telco.db')}`);
+    expect(stdout).toMatch(/Rows per train table: demographics 5352, services 5734, payments 5634, churn 5684/);
+    const rate = (contract: string) => Number(new RegExp(`${contract}: (\\d+\\.\\d)%`).exec(stdout)?.[1]);
     expect(rate('Month-to-month')).toBeGreaterThan(rate('One year'));
     expect(rate('One year')).toBeGreaterThan(rate('Two year'));
-    expect(output).toContain(`chart saved: ${chartPath}`);
-    expect((await readFile(chartPath)).subarray(1, 4).toString()).toBe('PNG');
-    expect(fixture.sandbox.sessions.size).toBe(0);
+    const chart = /\[chart\] Figure 1: (\S+\.png)/.exec(stdout)?.[1] ?? '';
+    expect(existsSync(chart)).toBe(true);
+    expect((await readFile(chart)).subarray(1, 4).toString()).toBe('PNG');
   });
 });

@@ -5,13 +5,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MysqlDatabase } from '../../src/db/mysql-database.js';
 import { SqliteDatabase } from '../../src/db/sqlite-database.js';
-import { DEMO_SQL } from '../../src/demo/telco-demo.js';
 import { createLogger } from '../../src/logger.js';
 import type { Kernel } from '../../src/ports/sandbox.js';
 import { loadTelco } from '../../telco_data/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/mariadb.js';
 import { LIMITS } from '../support/sample-databases.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox-fixture.js';
+
+const DEMO_SQL = `SELECT p.customerID, p.Contract, p.PaymentMethod, p.MonthlyCharges, s.InternetService, s.tenure, c.Churn
+FROM user_payments p
+JOIN user_services s ON s.customerID = p.customerID
+JOIN user_churn c ON c.customerID = p.customerID`;
 
 let fixture: TestSandbox;
 let kernel: Kernel;

@@ -1,0 +1,118 @@
+/**
+ * The whole of tally for end-to-end tests: real sandbox, real MariaDB with telco_db, the real
+ * `openai` SDK talking to the scripted model server, the store in a temporary TALLY_HOME. What a
+ * thread would see is recorded as posts. Everything is cleaned up by close().
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config.js';
+import { createTally, type Tally } from '../../src/create-tally.js';
+import { createLlmClient } from '../../src/llm/create-llm-client.js';
+import { createLogger } from '../../src/logger.js';
+import type { Post } from '../../src/ports/chat.js';
+import { loadTelco } from '../../telco_data/index.js';
+import { containersOf, requireSandboxImage } from './docker.js';
+import { createTestDatabase, type TestDatabase } from './mariadb.js';
+import { type ScriptedModelServer, type ScriptStep, startScriptedModelServer } from './scripted-model-server.js';
+
+export interface PostedMessage {
+  threadKey: string;
+  post: Post;
+}
+
+export interface TallyFixture {
+  tally: Tally;
+  server: ScriptedModelServer;
+  posts: PostedMessage[];
+  /** Sends a message to a thread and waits until it has been handled. */
+  say(text: string, threadKey?: string): Promise<void>;
+  /** Text of the posts of a thread (charts as "[chart]"). */
+  transcript(threadKey?: string): string;
+  /** Stops tally but keeps TALLY_HOME and the database, as a process that is stopped would. */
+  stop(): Promise<void>;
+  /** Starts tally again on the same home, database and instance, with a new script. */
+  restart(script: ScriptStep[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const THREAD = 'console:test:1';
+
+export async function startTallyFixture(script: ScriptStep[], env: Record<string, string> = {}): Promise<TallyFixture> {
+  await requireSandboxImage();
+  const home = await mkdtemp(join(tmpdir(), 'tally-e2e-'));
+  const database: TestDatabase = await createTestDatabase('tally_e2e');
+  await loadTelco({ target: database.url });
+  const instance = `e2e-${randomBytes(4).toString('hex')}`;
+  const posts: PostedMessage[] = [];
+  let server = await startScriptedModelServer({ script });
+  let tally: Tally | undefined;
+
+  const start = async () => {
+    const config = loadConfig({
+      TALLY_HOME: home,
+      TALLY_INSTANCE: instance,
+      DATABASE_URL: database.url,
+      LLM_BASE_URL: server.url,
+      LLM_MODEL: 'scripted',
+      LLM_MAX_RETRIES: '2',
+      TALLY_SANDBOX_POOL_SIZE: '0',
+      LOG_LEVEL: 'silent',
+      ...env,
+    });
+    const logger = createLogger({ level: config.logLevel });
+    tally = await createTally({
+      config,
+      logger,
+      llm: createLlmClient(config.llm, logger),
+      post: async (threadKey, post) => {
+        posts.push({ threadKey, post });
+      },
+    });
+  };
+  await start();
+
+  const fixture: TallyFixture = {
+    get tally() {
+      if (!tally) throw new Error('tally is stopped');
+      return tally;
+    },
+    get server() {
+      return server;
+    },
+    posts,
+    async say(text, threadKey = THREAD) {
+      await fixture.tally.router.handle({ threadKey, user: { id: 'U1', name: 'ann' }, text, receivedAt: Date.now() });
+    },
+    transcript(threadKey = THREAD) {
+      return posts
+        .filter((posted) => posted.threadKey === threadKey)
+        .map(({ post }) => (post.kind === 'chart' ? '[chart]' : JSON.stringify(post)))
+        .join('\n');
+    },
+    async stop() {
+      await tally?.close();
+      tally = undefined;
+    },
+    async restart(next) {
+      await server.close();
+      server = await startScriptedModelServer({ script: next });
+      await start();
+    },
+    async close() {
+      await tally?.close();
+      await server.close();
+      await database.drop();
+      const left = await containersOf(instance);
+      await rm(home, { recursive: true, force: true });
+      if (left.length > 0) throw new Error(`leaked ${left.length} containers of ${instance}`);
+    },
+  };
+  return fixture;
+}
+
+/** The posts of a kind, in order. */
+export function postsOf<K extends Post['kind']>(posts: PostedMessage[], kind: K): Array<Extract<Post, { kind: K }>> {
+  return posts.map(({ post }) => post).filter((post): post is Extract<Post, { kind: K }> => post.kind === kind);
+}
