@@ -53,6 +53,7 @@ const schema = z.object({
   LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
   LLM_TIMEOUT_MS: count(120_000),
   LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
+  TALLY_CONTEXT_TOKENS: count(48_000),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\/.+/, 'use redis://host:port or rediss://…')
@@ -105,6 +106,11 @@ export interface LlmSettings {
   maxRetries: number;
 }
 
+export interface AgentLimitSettings {
+  /** Tokens of conversation history sent to the model; older turns are summarised beyond it. */
+  contextTokens: number;
+}
+
 export interface Config {
   /** Data directory (workspaces, local store, demo output), absolute. */
   home: string;
@@ -117,6 +123,7 @@ export interface Config {
   databases: DatabaseSettings[];
   databaseLimits: DatabaseLimitSettings;
   llm: LlmSettings;
+  agent: AgentLimitSettings;
   /** keyv on Redis when set (several replicas); else a SQLite file in TALLY_HOME. */
   redisUrl: string | undefined;
 }
@@ -189,6 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: e.LLM_TIMEOUT_MS,
       maxRetries: e.LLM_MAX_RETRIES,
     },
+    agent: { contextTokens: e.TALLY_CONTEXT_TOKENS },
     redisUrl: e.REDIS_URL,
     databaseLimits: {
       queryTimeoutMs: e.TALLY_QUERY_TIMEOUT_MS,

@@ -85,6 +85,7 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     databases,
     prompts,
     stageModels: config.llm.stageModels,
+    contextTokens: config.agent.contextTokens,
     logger: logger.child({ component: 'agent' }),
   });
   const router = new SessionRouter({

@@ -8,6 +8,7 @@ import type { Database } from '../ports/database.js';
 import type { CompletionParams, LlmClient, ToolCall } from '../ports/llm.js';
 import type { Kernel } from '../ports/sandbox.js';
 import { reviewed } from './code-review.js';
+import { fitToBudget } from './context-budget.js';
 import { answerText, type Conversation } from './conversation.js';
 import { runToolLoop, type ToolLoopResult } from './run-tool-loop.js';
 import { summariseSchema } from './schema-summary.js';
@@ -34,6 +35,8 @@ export interface AgentOptions {
   maxTokens?: number;
   /** Wall clock per turn at most. Default 20 minutes. */
   maxTurnMs?: number;
+  /** Tokens of history sent to the model; older turns are summarised beyond it. Default 48,000. */
+  contextTokens?: number;
 }
 
 export interface TurnRequest {
@@ -103,6 +106,14 @@ export class Agent {
       }
       conversation.messages.push({ role: 'user', content: text });
     }
+    const summarised = await fitToBudget({
+      messages: conversation.messages,
+      budgetTokens: this.options.contextTokens ?? 48_000,
+      llm: this.options.llm,
+      params: this.params('plan', settings),
+      signal: request.signal,
+    });
+    if (summarised) this.options.logger.info({ messages: conversation.messages.length }, 'summarised older turns');
     const context: ToolContext = {
       kernel: request.kernel,
       databases: this.options.databases,

@@ -68,6 +68,7 @@ describe('loadConfig', () => {
       timeoutMs: 120_000,
       maxRetries: 3,
     });
+    expect(loadConfig({ TALLY_CONTEXT_TOKENS: '9000' }).agent).toEqual({ contextTokens: 9000 });
     const config = loadConfig({
       LLM_BASE_URL: 'http://127.0.0.1:11434/v1',
       LLM_API_KEY: 'sk-x',
