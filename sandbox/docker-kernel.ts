@@ -4,20 +4,23 @@
  * a dead or unresponsive kernel is restarted and its journal of successful cells replayed.
  */
 import type Docker from 'dockerode';
-import { KernelClosedError, KernelStartError, SandboxImageMissingError } from '../src/errors.js';
+import { KernelClosedError } from '../src/errors.js';
 import type { Logger } from '../src/logger.js';
-import {
-  type Execution,
-  type ExecutionError,
-  type Kernel,
-  type KernelRestart,
-  MAX_TIMEOUT_MS,
-  type ReadFileOptions,
-  type RunOptions,
+import type {
+  Execution,
+  ExecutionError,
+  Kernel,
+  KernelRestart,
+  ReadFileOptions,
+  RunOptions,
 } from '../src/ports/sandbox.js';
-import { containerSpec, type SandboxLimits } from './container-spec.js';
+import { awaitReply, type ReplyOutcome } from './await-reply.js';
+import type { SandboxLimits } from './container-spec.js';
 import { hostFailure, succeeded, toExecution } from './execution.js';
-import { ChannelClosedError, KernelChannel } from './kernel-channel.js';
+import { CANCELLED, deathError, timeoutError, unresponsiveError } from './host-failures.js';
+import { ChannelClosedError, type KernelChannel } from './kernel-channel.js';
+import { type ContainerEnd, KernelContainer } from './kernel-container.js';
+import { maxReplyBytes, timerMs } from './kernel-limits.js';
 import type { Workspace } from './workspace.js';
 
 export interface DockerKernelOptions {
@@ -46,19 +49,10 @@ interface JournalEntry {
   timeoutMs: number;
 }
 
-type Outcome =
-  | { kind: 'reply'; reply: Record<string, unknown> }
-  | { kind: 'closed' }
-  | { kind: 'lost'; message: string }
-  | { kind: 'timeout' }
-  | { kind: 'aborted' };
-
 const REPLAY_OUTPUT_LIMIT = 1024;
-const CANCELLED: ExecutionError = { name: 'Cancelled', value: 'The cell was cancelled.', traceback: '' };
 
 export class DockerKernel implements Kernel {
   lastActiveAt = Date.now();
-  private channel: KernelChannel | undefined;
   /** Cells that succeeded, each with the time limit it ran under, replayed after a restart. */
   private readonly journal: JournalEntry[] = [];
   private tail: Promise<unknown> = Promise.resolve();
@@ -69,8 +63,10 @@ export class DockerKernel implements Kernel {
   private session: string;
 
   /** The current container; recovery replaces it with a fresh one on the same folders. */
-  private container: Docker.Container | undefined;
-  private creating: Promise<void> | undefined;
+  private container: KernelContainer | undefined;
+  private creating: Promise<KernelContainer> | undefined;
+  /** Aborted by dispose(), so a container being created is not left behind. */
+  private readonly closing = new AbortController();
 
   private constructor(private readonly options: DockerKernelOptions) {
     this.session = options.sessionId;
@@ -79,7 +75,7 @@ export class DockerKernel implements Kernel {
   static async start(options: DockerKernelOptions): Promise<DockerKernel> {
     const kernel = new DockerKernel(options);
     try {
-      await kernel.createContainer();
+      await kernel.startContainer();
     } catch (error) {
       await kernel.dispose();
       throw error;
@@ -129,7 +125,7 @@ export class DockerKernel implements Kernel {
   }
 
   async interrupt(): Promise<void> {
-    if (this.running) await this.signal('SIGINT');
+    if (this.running) await this.container?.signal('SIGINT');
   }
 
   writeFile(path: string, data: Uint8Array | string): Promise<void> {
@@ -155,11 +151,10 @@ export class DockerKernel implements Kernel {
 
   private async removeEverything(): Promise<void> {
     this.disposed = true;
-    this.channel?.close('disposed');
-    // A container being created now is removed too (creation stops early once disposed).
-    await this.creating?.catch(() => {});
+    this.closing.abort(new KernelClosedError(this.session));
     // Best effort throughout: disposal runs from timers and shutdown, where a throw would take the process down.
-    await this.removeContainer();
+    await this.creating?.catch(() => {}); // stops early, removing what it made
+    await this.container?.remove();
     await this.options.workspace.remove().catch((error: unknown) => {
       this.options.logger.error({ err: error, path: this.workspacePath }, 'could not remove kernel workspace');
     });
@@ -185,55 +180,32 @@ export class DockerKernel implements Kernel {
     if (this.disposed) throw new KernelClosedError(this.session);
   }
 
-  /** Creates a container on the kernel's folders and waits for its driver to say "ready". */
-  private createContainer(): Promise<void> {
-    const creating = this.createAndBoot();
-    this.creating = creating;
-    return creating;
+  private get channel(): KernelChannel | undefined {
+    return this.container?.channel;
   }
 
-  private async createAndBoot(): Promise<void> {
-    const { docker, image, instance, kernelId, workspace, limits } = this.options;
-    this.container = await docker
-      .createContainer(
-        containerSpec({
-          image,
-          name: `tally-${instance}-${kernelId}`,
-          instance,
-          kernelId,
-          sessionId: this.session,
-          workHostPath: workspace.workPath,
-          inputsHostPath: workspace.inputsPath,
-          limits,
-        }),
-      )
-      .catch((error: { statusCode?: number }) => {
-        throw error.statusCode === 404 ? new SandboxImageMissingError(image) : error;
-      });
-    this.assertOpen();
-    const channel = await KernelChannel.attach(this.container, docker.modem, {
+  /** Creates a container on the kernel's folders (labelled with the current session) and starts it. */
+  private async startContainer(): Promise<void> {
+    const { docker, image, instance, kernelId, workspace, limits, logger } = this.options;
+    const creating = KernelContainer.create({
+      docker,
+      spec: {
+        image,
+        name: `tally-${instance}-${kernelId}`,
+        instance,
+        kernelId,
+        sessionId: this.session,
+        workHostPath: workspace.workPath,
+        inputsHostPath: workspace.inputsPath,
+        limits,
+      },
       maxLineBytes: maxReplyBytes(this.options.outputLimitBytes),
-      logger: this.options.logger,
+      startTimeoutMs: timerMs(this.options.startTimeoutMs ?? 60_000),
+      logger,
+      signal: this.closing.signal,
     });
-    this.channel = channel;
-    if (this.disposed) channel.close('disposed'); // disposed while attaching: the ready wait below fails at once
-    await this.container.start();
-    const startTimeoutMs = timerMs(this.options.startTimeoutMs ?? 60_000);
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no "ready" within ${startTimeoutMs} ms`)), startTimeoutMs);
-    });
-    try {
-      await Promise.race([channel.ready, timedOut]);
-    } catch (error) {
-      this.assertOpen();
-      throw new KernelStartError(error instanceof Error ? error.message : String(error), {
-        stderr: channel.stderr,
-        image: this.options.image,
-      });
-    } finally {
-      clearTimeout(timer);
-    }
+    this.creating = creating;
+    this.container = await creating;
   }
 
   private async execute(code: string, options: RunOptions): Promise<Execution> {
@@ -248,7 +220,7 @@ export class DockerKernel implements Kernel {
       if (this.channel === undefined || this.channel.isClosed) restartedFirst = await this.recover('died');
       const timeoutMs = timerMs(options.timeoutMs ?? this.options.cellTimeoutMs);
       const pending = this.request(code, options.outputLimitBytes ?? this.options.outputLimitBytes);
-      const first = await this.wait(pending, timeoutMs, options.signal);
+      const first = await awaitReply(pending, timeoutMs, options.signal);
       const execution = await this.settle(first, pending, timeoutMs, elapsed);
       if (restartedFirst && !execution.restarted) execution.restarted = restartedFirst;
       if (!execution.error && options.journal !== false) this.journal.push({ code, timeoutMs });
@@ -272,7 +244,7 @@ export class DockerKernel implements Kernel {
 
   /** Turns what happened to a cell into its Execution, interrupting or restarting as needed. */
   private async settle(
-    outcome: Outcome,
+    outcome: ReplyOutcome,
     pending: Promise<Record<string, unknown>>,
     timeoutMs: number,
     elapsed: () => number,
@@ -285,16 +257,9 @@ export class DockerKernel implements Kernel {
       const restarted = await this.recover('died');
       return { ...hostFailure(deathError(restarted, this.options.limits), elapsed()), restarted };
     }
-    const stopped: ExecutionError =
-      outcome.kind === 'timeout'
-        ? {
-            name: 'TimeoutError',
-            value: `The cell ran longer than ${timeoutMs} ms and was interrupted. Raise the limit with the run option timeoutMs (default TALLY_CELL_TIMEOUT_MS).`,
-            traceback: '',
-          }
-        : CANCELLED;
-    await this.signal('SIGINT');
-    const second = await this.wait(pending, this.graceMs, undefined);
+    const stopped: ExecutionError = outcome.kind === 'timeout' ? timeoutError(timeoutMs) : CANCELLED;
+    await this.container?.signal('SIGINT');
+    const second = await awaitReply(pending, this.graceMs);
     if (this.disposed) throw new KernelClosedError(this.session);
     if (second.kind === 'reply') {
       const execution = toExecution(second.reply, elapsed());
@@ -312,60 +277,21 @@ export class DockerKernel implements Kernel {
       return { ...hostFailure(deathError(restarted, this.options.limits), elapsed()), timedOut, restarted };
     }
     const restarted = await this.recover('unresponsive');
-    const value = `${stopped.value} The kernel did not stop when interrupted, so it was restarted and ${restarted.replayedCells} earlier cells were replayed.`;
-    return { ...hostFailure({ ...stopped, value }, elapsed()), timedOut, restarted };
-  }
-
-  private wait(
-    pending: Promise<Record<string, unknown>>,
-    ms: number,
-    signal: AbortSignal | undefined,
-  ): Promise<Outcome> {
-    return new Promise<Outcome>((resolve) => {
-      const finish = (outcome: Outcome) => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        resolve(outcome);
-      };
-      const timer = setTimeout(() => finish({ kind: 'timeout' }), ms);
-      const onAbort = () => finish({ kind: 'aborted' });
-      if (signal?.aborted) onAbort();
-      else signal?.addEventListener('abort', onAbort, { once: true });
-      pending.then(
-        (reply) => finish({ kind: 'reply', reply }),
-        (error: unknown) =>
-          finish(error instanceof ChannelClosedError ? { kind: 'closed' } : { kind: 'lost', message: String(error) }),
-      );
-    });
-  }
-
-  private async signal(name: 'SIGINT' | 'SIGKILL'): Promise<void> {
-    await this.container?.kill({ signal: name }).catch(() => {}); // not running: nothing to signal
-  }
-
-  private async removeContainer(): Promise<void> {
-    await this.container?.remove({ force: true }).catch((error: { statusCode?: number }) => {
-      if (error.statusCode !== 404) this.options.logger.warn({ err: error }, 'could not remove kernel container');
-    });
+    return { ...hostFailure(unresponsiveError(stopped, restarted), elapsed()), timedOut, restarted };
   }
 
   /**
-   * Kills the container and starts a fresh one on the same folders, and says how the old one
+   * Stops the container and starts a fresh one on the same folders, and says how the old one
    * ended. A fresh container, not a restarted one: Docker's OOMKilled flag covers a container's
    * whole life, so after one out-of-memory kill every later death would look like another.
    */
-  private async replaceContainer(): Promise<{ exitCode?: number; oomKilled: boolean }> {
-    this.channel?.close('restarting');
-    await this.signal('SIGKILL');
-    await this.container?.wait().catch(() => {});
-    const state = await this.container?.inspect().then(
-      (info) => info.State,
-      () => undefined,
-    );
-    await this.removeContainer();
+  private async replaceContainer(): Promise<ContainerEnd> {
+    const old = this.container;
+    const ended = (await old?.stop()) ?? { oomKilled: false };
+    await old?.remove();
     this.assertOpen();
-    await this.createContainer();
-    return { ...(state === undefined ? {} : { exitCode: state.ExitCode }), oomKilled: state?.OOMKilled ?? false };
+    await this.startContainer();
+    return ended;
   }
 
   /** Starts a fresh interpreter and replays the journal. */
@@ -396,10 +322,10 @@ export class DockerKernel implements Kernel {
    */
   private async replay(entry: JournalEntry): Promise<'replayed' | 'failed' | 'reset'> {
     const pending = this.request(entry.code, REPLAY_OUTPUT_LIMIT);
-    let outcome = await this.wait(pending, entry.timeoutMs, undefined);
+    let outcome = await awaitReply(pending, entry.timeoutMs);
     if (outcome.kind === 'timeout') {
-      await this.signal('SIGINT');
-      outcome = await this.wait(pending, this.graceMs, undefined);
+      await this.container?.signal('SIGINT');
+      outcome = await awaitReply(pending, this.graceMs);
     }
     if (outcome.kind === 'reply') return succeeded(outcome.reply) ? 'replayed' : 'failed';
     if (outcome.kind === 'lost') return 'failed'; // an over-long reply: the kernel lives on
@@ -410,34 +336,4 @@ export class DockerKernel implements Kernel {
   private get graceMs(): number {
     return timerMs(this.options.interruptGraceMs ?? 2000);
   }
-}
-
-/** A duration Node's timers can hold: at least 1 ms, at most MAX_TIMEOUT_MS (longer ones fire at once). */
-function timerMs(ms: number): number {
-  return Number.isNaN(ms) ? MAX_TIMEOUT_MS : Math.min(Math.max(ms, 1), MAX_TIMEOUT_MS);
-}
-
-/**
- * The longest reply a cell can legitimately produce: two capped streams, each byte of which may
- * become a six-byte JSON escape, plus figures (at most 10, each at most 8 MiB, base64).
- */
-function maxReplyBytes(outputLimitBytes: number): number {
-  return 12 * outputLimitBytes + 10 * 12 * 1024 * 1024 + 1024 * 1024;
-}
-
-function deathError(restart: KernelRestart, limits: SandboxLimits): ExecutionError {
-  const cause = restart.oomLikely
-    ? `it ran out of memory (the sandbox has ${limits.memoryMb} MB; TALLY_SANDBOX_MEMORY_MB raises it)`
-    : restart.exitCode === 137
-      ? 'it was killed (exit 137, SIGKILL)'
-      : `its process exited with code ${restart.exitCode ?? 'unknown'}`;
-  const state =
-    restart.failedReplays === 0
-      ? `${restart.replayedCells} earlier cells were replayed, so their variables are back`
-      : `${restart.replayedCells} earlier cells were replayed and ${restart.failedReplays} failed, so some variables may be missing`;
-  return {
-    name: 'KernelDied',
-    value: `The kernel died while running this cell: ${cause}. It was restarted; ${state}.`,
-    traceback: '',
-  };
 }

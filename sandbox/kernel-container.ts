@@ -1,0 +1,115 @@
+/**
+ * One Docker container of a kernel, with its channel: created on the kernel's folders, started,
+ * stopped and removed. A kernel whose process dies gets a new one (see DockerKernel.recover).
+ */
+import type Docker from 'dockerode';
+import { KernelStartError, SandboxImageMissingError } from '../src/errors.js';
+import type { Logger } from '../src/logger.js';
+import { type ContainerSpecOptions, containerSpec } from './container-spec.js';
+import { KernelChannel } from './kernel-channel.js';
+
+export interface KernelContainerOptions {
+  docker: Docker;
+  spec: ContainerSpecOptions;
+  /** Longest reply line accepted when a request names no limit of its own. */
+  maxLineBytes: number;
+  /** How long the driver may take to say "ready". */
+  startTimeoutMs: number;
+  logger: Logger;
+  /** Aborted when the kernel is disposed: creation stops, removes what it made and throws the reason. */
+  signal: AbortSignal;
+}
+
+/** How a container's process ended. */
+export interface ContainerEnd {
+  exitCode?: number;
+  /** Docker's flag: some process of this container was killed for memory. */
+  oomKilled: boolean;
+}
+
+export class KernelContainer {
+  private constructor(
+    private readonly container: Docker.Container,
+    readonly channel: KernelChannel,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Creates and starts a container, and waits for its driver to say "ready". */
+  static async create(options: KernelContainerOptions): Promise<KernelContainer> {
+    const { docker, signal, logger } = options;
+    const container = await docker
+      .createContainer(containerSpec(options.spec))
+      .catch((error: { statusCode?: number }) => {
+        throw error.statusCode === 404 ? new SandboxImageMissingError(options.spec.image) : error;
+      });
+    try {
+      signal.throwIfAborted();
+      const channel = await KernelChannel.attach(container, docker.modem, {
+        maxLineBytes: options.maxLineBytes,
+        logger,
+      });
+      const closeChannel = () => channel.close('disposed');
+      signal.addEventListener('abort', closeChannel, { once: true });
+      try {
+        signal.throwIfAborted();
+        await container.start();
+        await ready(channel, options);
+      } finally {
+        signal.removeEventListener('abort', closeChannel);
+      }
+      return new KernelContainer(container, channel, logger);
+    } catch (error) {
+      await container.remove({ force: true }).catch(() => {});
+      throw error;
+    }
+  }
+
+  get id(): string {
+    return this.container.id;
+  }
+
+  async signal(name: 'SIGINT' | 'SIGKILL'): Promise<void> {
+    await this.container.kill({ signal: name }).catch(() => {}); // not running: nothing to signal
+  }
+
+  /** Kills what is left of the process and says how it ended. */
+  async stop(): Promise<ContainerEnd> {
+    this.channel.close('restarting');
+    await this.signal('SIGKILL');
+    await this.container.wait().catch(() => {});
+    const state = await this.container.inspect().then(
+      (info) => info.State,
+      () => undefined,
+    );
+    return state === undefined ? { oomKilled: false } : { exitCode: state.ExitCode, oomKilled: state.OOMKilled };
+  }
+
+  /** Best effort: a container that is already gone is fine; other failures are logged. */
+  async remove(): Promise<void> {
+    this.channel.close('removed');
+    await this.container.remove({ force: true }).catch((error: { statusCode?: number }) => {
+      if (error.statusCode !== 404) this.logger.warn({ err: error }, 'could not remove kernel container');
+    });
+  }
+}
+
+async function ready(channel: KernelChannel, options: KernelContainerOptions): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no "ready" within ${options.startTimeoutMs} ms`)),
+      options.startTimeoutMs,
+    );
+  });
+  try {
+    await Promise.race([channel.ready, timedOut]);
+  } catch (error) {
+    options.signal.throwIfAborted();
+    throw new KernelStartError(error instanceof Error ? error.message : String(error), {
+      stderr: channel.stderr,
+      image: options.spec.image,
+    });
+  } finally {
+    clearTimeout(timer);
+  }
+}
