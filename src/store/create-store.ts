@@ -1,0 +1,34 @@
+/**
+ * Picks the Store: Redis when a URL is given (several replicas), else the embedded SQLite file.
+ */
+import type { Logger } from '../logger.js';
+import type { Store } from '../ports/store.js';
+import { RedisStore } from './redis-store.js';
+import { SqliteStore } from './sqlite-store.js';
+
+export interface StoreOptions {
+  /** REDIS_URL (`config.redisUrl`); when set, the store lives in that Redis. */
+  redisUrl?: string | undefined;
+  /** The SQLite file used without Redis, usually `<TALLY_HOME>/state.db`; created when missing. */
+  sqlitePath: string;
+  /** Prefix of every Redis key, so deployments or test files can share one Redis. Default `tally`. */
+  keyPrefix?: string;
+  /** How long to wait for Redis to accept the connection, in ms. Default 5000. */
+  connectTimeoutMs?: number;
+  logger: Logger;
+}
+
+/**
+ * Opens the store. Throws StoreUnavailableError when Redis does not answer (it names REDIS_URL) or
+ * the SQLite file cannot be opened (it names TALLY_HOME).
+ */
+export async function createStore(options: StoreOptions): Promise<Store> {
+  const logger = options.logger.child({ component: 'store' });
+  if (options.redisUrl === undefined) return SqliteStore.open(options.sqlitePath, logger);
+  return RedisStore.connect({
+    url: options.redisUrl,
+    logger,
+    ...(options.keyPrefix === undefined ? {} : { keyPrefix: options.keyPrefix }),
+    ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+  });
+}

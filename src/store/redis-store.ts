@@ -1,0 +1,256 @@
+/**
+ * The shared Store for several replicas: keyv (@keyv/redis) on Redis for values, a real Redis list
+ * (RPUSH/LRANGE) for append-only lists, and a lock key taken with a Lua script and given back with a
+ * compare-and-delete, so only its owner can extend or delete it. Needs Redis 5 or newer.
+ *
+ * Keys: `<prefix>:kv:<key>`, `<prefix>:list:<list>`, `<prefix>:lock:<name>` and, while replicas
+ * wait for a lock, `<prefix>:lock-waiters:<name>`.
+ *
+ * Connecting fails at once when Redis does not answer. Once connected, a lost connection is retried
+ * for ever in the background while calls fail fast with StoreUnavailableError (no offline queue),
+ * so a turn fails honestly rather than hanging.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import KeyvRedis from '@keyv/redis';
+import {
+  ClientClosedError,
+  ClientOfflineError,
+  ConnectionTimeoutError,
+  createClient,
+  DisconnectsClientError,
+  ReconnectStrategyError,
+  type RedisClientType,
+  SocketClosedUnexpectedlyError,
+  SocketTimeoutError,
+  TimeoutError,
+} from '@redis/client';
+import Keyv from 'keyv';
+import { StoreUnavailableError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { LockOptions, Store } from '../ports/store.js';
+import { type LockBackend, LockRunner } from './lock-runner.js';
+import { ACQUIRE_SCRIPT, EXTEND_SCRIPT, RELEASE_SCRIPT, STALE_WAITER_MS } from './redis-lock-scripts.js';
+import { checkRange, checkTtl, parseItem, serialiseItem } from './store-values.js';
+
+type RedisClient = ReturnType<typeof newClient>;
+
+const CONNECTION_ERRORS = [
+  ClientClosedError,
+  ClientOfflineError,
+  ConnectionTimeoutError,
+  DisconnectsClientError,
+  ReconnectStrategyError,
+  SocketClosedUnexpectedlyError,
+  SocketTimeoutError,
+  TimeoutError,
+];
+
+export interface RedisStoreOptions {
+  /** `redis://[user:password@]host:port[/db]` or `rediss://…`. */
+  url: string;
+  /** Prefix of every key; lets deployments or test files share one Redis. Default `tally`. */
+  keyPrefix?: string;
+  /** How long to wait for the TCP connection, in ms. Default 5000. */
+  connectTimeoutMs?: number;
+  logger: Logger;
+}
+
+export class RedisStore implements Store {
+  private readonly keyv: Keyv;
+  private readonly locks: LockRunner;
+  private closed = false;
+
+  private constructor(
+    private readonly client: RedisClient,
+    private readonly location: string,
+    private readonly prefix: string,
+    logger: Logger,
+  ) {
+    const namespace = `${prefix}:kv`;
+    // node-redis client types are invariant in their generics; the adapter works with any client.
+    const adapter = new KeyvRedis(client as unknown as RedisClientType, {
+      namespace,
+      keyPrefixSeparator: ':',
+      throwOnConnectError: true,
+      throwOnErrors: true,
+    });
+    this.keyv = new Keyv(adapter, {
+      namespace,
+      useKeyPrefix: false,
+      throwOnErrors: true,
+      serialize: (data) => JSON.stringify(data),
+      deserialize: (text) => JSON.parse(text),
+    });
+    this.locks = new LockRunner(this.lockBackend(), logger);
+  }
+
+  /** Connects, or throws StoreUnavailableError naming REDIS_URL when Redis does not answer. */
+  static async connect(options: RedisStoreOptions): Promise<RedisStore> {
+    const location = redactUrl(options.url);
+    const logger = options.logger;
+    let everReady = false;
+    let healthy = false;
+    const connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
+    const client = newClient(options.url, connectTimeoutMs, () => everReady);
+    client.on('error', (error: unknown) => {
+      if (healthy) logger.warn({ err: error, redis: location }, 'redis connection lost; reconnecting');
+      healthy = false;
+    });
+    client.on('ready', () => {
+      if (everReady && !healthy) logger.info({ redis: location }, 'redis connection restored');
+      everReady = true;
+      healthy = true;
+    });
+    try {
+      // One deadline for connecting and the first reply: a server that accepts the connection but
+      // never replies is not a Redis that answers.
+      await withDeadline(connectTimeoutMs, async () => {
+        await client.connect();
+        await client.ping();
+      });
+    } catch (error) {
+      if (client.isOpen) client.destroy();
+      throw new StoreUnavailableError(location, `Redis does not answer (${reasonOf(error)})`, error);
+    }
+    return new RedisStore(client, location, options.keyPrefix ?? 'tally', logger);
+  }
+
+  get<T>(key: string): Promise<T | undefined> {
+    return this.call(() => this.keyv.get<T>(key));
+  }
+
+  async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {
+    checkTtl(ttlMs);
+    await this.call(() => this.keyv.set(key, value, ttlMs));
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.call(() => this.keyv.delete(key));
+  }
+
+  async append<T>(list: string, item: T): Promise<number> {
+    const text = serialiseItem(item);
+    return this.call(() => this.client.rPush(this.key('list', list), text));
+  }
+
+  async range<T>(list: string, from = 0, limit?: number): Promise<T[]> {
+    checkRange(from, limit);
+    if (limit === 0) return [];
+    const to = limit === undefined ? -1 : from + limit - 1;
+    const items = await this.call(() => this.client.lRange(this.key('list', list), from, to));
+    return items.map((item) => parseItem<T>(item));
+  }
+
+  withLock<T>(name: string, task: () => Promise<T>, options?: LockOptions): Promise<T> {
+    return this.locks.run(name, task, options);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.locks.close(this.closedError());
+    if (this.client.isReady) await this.client.close();
+    else if (this.client.isOpen) this.client.destroy();
+  }
+
+  private lockBackend(): LockBackend {
+    const lock = (name: string) => this.key('lock', name);
+    const waiters = (name: string) => this.key('lock-waiters', name);
+    return {
+      tryAcquire: async (name, token, ttlMs) => {
+        const keys = [lock(name), waiters(name)];
+        const reply = await this.call(() =>
+          this.client.eval(ACQUIRE_SCRIPT, { keys, arguments: [token, String(ttlMs), String(STALE_WAITER_MS)] }),
+        );
+        return reply === 1;
+      },
+      extend: async (name, token, ttlMs) => {
+        const reply = await this.call(() =>
+          this.client.eval(EXTEND_SCRIPT, { keys: [lock(name)], arguments: [token, String(ttlMs)] }),
+        );
+        return reply === 1;
+      },
+      release: async (name, token) => {
+        await this.call(() => this.client.eval(RELEASE_SCRIPT, { keys: [lock(name)], arguments: [token] }));
+      },
+      abandon: async (name, token) => {
+        await this.call(() => this.client.hDel(waiters(name), token));
+      },
+      owner: async (name) => (await this.call(() => this.client.get(lock(name)))) ?? undefined,
+    };
+  }
+
+  private key(kind: 'list' | 'lock' | 'lock-waiters', name: string): string {
+    return `${this.prefix}:${kind}:${name}`;
+  }
+
+  /** Runs one Redis call, turning a lost or closed connection into StoreUnavailableError. */
+  private async call<T>(operation: () => Promise<T>): Promise<T> {
+    if (this.closed) throw this.closedError();
+    try {
+      return await operation();
+    } catch (error) {
+      if (isConnectionError(error)) {
+        throw new StoreUnavailableError(this.location, `Redis does not answer (${reasonOf(error)})`, error);
+      }
+      throw error;
+    }
+  }
+
+  private closedError(): StoreUnavailableError {
+    return new StoreUnavailableError(this.location, 'the store was closed');
+  }
+}
+
+function newClient(url: string, connectTimeoutMs: number, everReady: () => boolean) {
+  return createClient({
+    url,
+    disableOfflineQueue: true,
+    socket: {
+      connectTimeout: connectTimeoutMs,
+      // Before the first connection, give up at once (the caller hears why); after, retry for ever.
+      reconnectStrategy: (retries, cause) =>
+        everReady() ? Math.min(2_000, 50 * 2 ** retries) + Math.random() * 100 : cause,
+    },
+  });
+}
+
+async function withDeadline(timeoutMs: number, operation: () => Promise<void>): Promise<void> {
+  const timer = new AbortController();
+  const attempt = operation();
+  attempt.catch(() => {}); // when the deadline wins, the late failure has no one to tell
+  try {
+    await Promise.race([
+      attempt,
+      sleep(timeoutMs, undefined, { signal: timer.signal }).then(() => {
+        throw new Error(`no reply within ${timeoutMs} ms`);
+      }),
+    ]);
+  } finally {
+    timer.abort();
+  }
+}
+
+function isConnectionError(error: unknown): boolean {
+  if (CONNECTION_ERRORS.some((type) => error instanceof type)) return true;
+  // keyv's adapter reports a client that cannot connect with a plain Error.
+  if (error instanceof Error && /not connected|failed to connect/i.test(error.message)) return true;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code);
+}
+
+function reasonOf(error: unknown): string {
+  const cause = error instanceof ReconnectStrategyError ? error.originalError : error;
+  return cause instanceof Error ? cause.message || cause.name : String(cause);
+}
+
+/** The URL with its password hidden, for messages and logs. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(an unparsable REDIS_URL)';
+  }
+}
