@@ -6,6 +6,7 @@ import { Writable } from 'node:stream';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { toolSpec } from '../../src/agent/tool-schema.js';
 import type { LlmSettings } from '../../src/config.js';
 import {
   LlmAuthError,
@@ -18,7 +19,6 @@ import {
 } from '../../src/errors.js';
 import { createLlmClient } from '../../src/llm/create-llm-client.js';
 import { OpenAiLlmClient, type OpenAiLlmClientOptions } from '../../src/llm/openai-llm-client.js';
-import { toolSpec } from '../../src/agent/tool-schema.js';
 import { createLogger } from '../../src/logger.js';
 import type { ChatMessage } from '../../src/ports/llm.js';
 import {
