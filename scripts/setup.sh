@@ -20,5 +20,8 @@ fi
 
 bash scripts/ensure-docker.sh
 npx --no-install tsx sandbox/image/build-image.ts
-# The tests also need a MySQL/MariaDB server; the demo runs on the embedded SQLite database.
-if [ "${1:-}" = "--for-tests" ]; then bash scripts/ensure-mariadb.sh >/dev/null; fi
+# The tests also need a MySQL/MariaDB server and Redis; the demo runs on embedded SQLite files.
+if [ "${1:-}" = "--for-tests" ]; then
+  bash scripts/ensure-mariadb.sh >/dev/null
+  bash scripts/ensure-redis.sh >/dev/null
+fi

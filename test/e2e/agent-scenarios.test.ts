@@ -3,6 +3,7 @@
  * scripted model server. Each scenario asserts on what the thread shows and on what reached the model.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { redisTestUrl } from '../support/redis.js';
 import {
   callTool,
   malformedToolCall,
@@ -147,27 +148,36 @@ describe('the agent', () => {
     expect(postsOf(fixture.posts, 'text').at(-1)?.markdown).toBe(`Mean monthly charge: ${Number(mean)}`);
   });
 
-  it('continues a thread after tally restarts: the kernel is rebuilt and the old variables are back', async () => {
-    fixture = await startTallyFixture([
-      answerable,
-      callTool('load_dataframe', { sql: 'SELECT customerID, tenure FROM user_services', name: 'services' }),
-      callTool('run_python', { code: 'long_tenure = int((services.tenure > 48).sum())' }),
-      say('Done.'),
-    ]);
-    await fixture.say('Count the long-tenure customers');
-    await fixture.stop();
-    await fixture.restart([
-      answerable,
-      callTool('run_python', { code: 'long_tenure, len(services)' }),
-      (context) => say(`Still here: ${context.lastToolResult?.content.split('\n').at(-1)}`),
-    ]);
-    await fixture.say('Remind me of the number');
-    expect(postsOf(fixture.posts, 'status').map((post) => post.text)).toContain(
-      "Restored this session's kernel: 2 steps replayed.",
-    );
-    expect(postsOf(fixture.posts, 'text').at(-1)?.markdown).toMatch(/^Still here: \(\d+, 5734\)$/);
-    expect(sentToModel(1)).toContain('Count the long-tenure customers'); // the conversation came back too
-  });
+  it.each([
+    ['the embedded store', {}],
+    ['Redis', { REDIS_URL: redisTestUrl() }],
+  ])(
+    'continues a thread after tally restarts (%s): the kernel is rebuilt and the old variables are back',
+    async (_, env) => {
+      fixture = await startTallyFixture(
+        [
+          answerable,
+          callTool('load_dataframe', { sql: 'SELECT customerID, tenure FROM user_services', name: 'services' }),
+          callTool('run_python', { code: 'long_tenure = int((services.tenure > 48).sum())' }),
+          say('Done.'),
+        ],
+        env,
+      );
+      await fixture.say('Count the long-tenure customers');
+      await fixture.stop();
+      await fixture.restart([
+        answerable,
+        callTool('run_python', { code: 'long_tenure, len(services)' }),
+        (context) => say(`Still here: ${context.lastToolResult?.content.split('\n').at(-1)}`),
+      ]);
+      await fixture.say('Remind me of the number');
+      expect(postsOf(fixture.posts, 'status').map((post) => post.text)).toContain(
+        "Restored this session's kernel: 2 steps replayed.",
+      );
+      expect(postsOf(fixture.posts, 'text').at(-1)?.markdown).toMatch(/^Still here: \(\d+, 5734\)$/);
+      expect(sentToModel(1)).toContain('Count the long-tenure customers'); // the conversation came back too
+    },
+  );
 
   it('rides out a rate limit, reports a model that keeps failing, and lets the model repair malformed arguments', async () => {
     fixture = await startTallyFixture([

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DockerSandbox } from '../../sandbox/docker-sandbox.js';
 import { callTool, say } from '../support/scripted-model-server.js';
-import { postsOf, startTallyFixture, type TallyFixture, THREAD } from '../support/tally-fixture.js';
+import { postsOf, startTallyFixture, type TallyFixture } from '../support/tally-fixture.js';
 
 const answerable = callTool('triage', { verdict: 'answerable' });
 
@@ -28,7 +28,7 @@ describe('a session', () => {
     ]);
     const running = fixture.say('Run the long thing');
     const sandbox = fixture.tally.sandbox as DockerSandbox;
-    await until(() => sandbox.sessions.get(THREAD)?.isBusy === true); // the cell is in the kernel
+    await until(() => sandbox.sessions.get(fixture?.thread ?? '')?.isBusy === true); // the cell is in the kernel
     await new Promise((resolve) => setTimeout(resolve, 300));
     await fixture.say('stop');
     await running;

@@ -24,6 +24,8 @@ export interface PostedMessage {
 
 export interface TallyFixture {
   tally: Tally;
+  /** This fixture's own thread, so state kept in a shared Redis never meets another run's. */
+  thread: string;
   server: ScriptedModelServer;
   posts: PostedMessage[];
   /** Sends a message to a thread and waits until it has been handled. */
@@ -37,14 +39,13 @@ export interface TallyFixture {
   close(): Promise<void>;
 }
 
-export const THREAD = 'console:test:1';
-
 export async function startTallyFixture(script: ScriptStep[], env: Record<string, string> = {}): Promise<TallyFixture> {
   await requireSandboxImage();
   const home = await mkdtemp(join(tmpdir(), 'tally-e2e-'));
   const database: TestDatabase = await createTestDatabase('tally_e2e');
   await loadTelco({ target: database.url });
   const instance = `e2e-${randomBytes(4).toString('hex')}`;
+  const thread = `console:test:${instance}`;
   const posts: PostedMessage[] = [];
   let server = await startScriptedModelServer({ script });
   let tally: Tally | undefined;
@@ -82,10 +83,11 @@ export async function startTallyFixture(script: ScriptStep[], env: Record<string
       return server;
     },
     posts,
-    async say(text, threadKey = THREAD) {
+    thread,
+    async say(text, threadKey = thread) {
       await fixture.tally.router.handle({ threadKey, user: { id: 'U1', name: 'ann' }, text, receivedAt: Date.now() });
     },
-    transcript(threadKey = THREAD) {
+    transcript(threadKey = thread) {
       return posts
         .filter((posted) => posted.threadKey === threadKey)
         .map(({ post }) => (post.kind === 'chart' ? '[chart]' : JSON.stringify(post)))
