@@ -63,6 +63,18 @@ describe('import boundaries', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('lets the agent and sessions use ports, not implementations', () => {
+    const allowed = /^src\/(ports|agent|sessions)\/|^src\/(errors|logger)\.js$/;
+    const offenders = [...sources('src/agent'), ...sources('src/sessions')].flatMap((file) =>
+      imports(file)
+        .filter((specifier) => specifier.startsWith('.'))
+        .map((specifier) => [file, target(file, specifier)] as const)
+        .filter(([, path]) => !allowed.test(path))
+        .map(([file, path]) => `${file} imports ${path}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
   it('keeps ports free of implementations', () => {
     const offenders = sources('src/ports').flatMap((file) =>
       imports(file).filter((specifier) => !specifier.startsWith('./') && !specifier.startsWith('node:')),
