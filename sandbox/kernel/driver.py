@@ -38,6 +38,7 @@ from tracebacks import CELL_PREFIX, describe  # noqa: E402
 PROTOCOL = 1
 MAIN_PID = os.getpid()
 DEFAULT_OUTPUT_LIMIT = 64 * 1024
+READ_BYTES = 64 * 1024
 
 
 class Channel:
@@ -68,14 +69,17 @@ class Channel:
             os._exit(70)  # the channel is gone (user code closed it); dying lets the host restart us
 
     def receive(self):
+        scanned = 0
         while True:
-            end = self.unread.find(b"\n")
+            end = self.unread.find(b"\n", scanned)
             if end >= 0:
                 self.taken = True  # before the bytes leave `unread`, so request_arriving never blinks
                 line = bytes(self.unread[:end])
                 del self.unread[: end + 1]
                 return json.loads(line)
-            chunk = os.read(self.incoming, 1 << 20)
+            scanned = len(self.unread)
+            # A pipe's worth at a time: asking for much more costs a large allocation on every request.
+            chunk = os.read(self.incoming, READ_BYTES)
             if not chunk:
                 os._exit(0)  # the host hung up
             self.unread += chunk
