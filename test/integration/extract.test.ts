@@ -14,6 +14,7 @@ import { ExtractTooLargeError, SqlRejectedError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
 import type { ExtractProgress } from '../../src/ports/database.js';
 import type { Kernel } from '../../src/ports/sandbox.js';
+import { cleanUp } from '../support/clean-up.js';
 import { adminConnection, createTestDatabase, type TestDatabase } from '../support/mariadb.js';
 import { LIMITS } from '../support/sample-databases.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox-fixture.js';
@@ -94,13 +95,15 @@ beforeAll(async () => {
   sqliteDb = await SqliteDatabase.open({ name: 'things', path: join(sqliteFolder, 'types.db'), limits: LIMITS });
 });
 
-afterAll(async () => {
-  await mysqlDb?.close();
-  await sqliteDb?.close();
-  await mariadb?.drop();
-  if (sqliteFolder) await rm(sqliteFolder, { recursive: true, force: true });
-  await fixture?.close();
-});
+afterAll(() =>
+  cleanUp(
+    () => mysqlDb?.close(),
+    () => sqliteDb?.close(),
+    () => mariadb?.drop(),
+    () => sqliteFolder && rm(sqliteFolder, { recursive: true, force: true }),
+    () => fixture?.close(),
+  ),
+);
 
 describe('extracting from MariaDB into the kernel', () => {
   it('gives every common MySQL type the right dtype and exact values', async () => {

@@ -8,6 +8,7 @@ import { SqliteDatabase } from '../../src/db/sqlite-database.js';
 import { createLogger } from '../../src/logger.js';
 import type { Kernel } from '../../src/ports/sandbox.js';
 import { loadTelco } from '../../telco_data/index.js';
+import { cleanUp } from '../support/clean-up.js';
 import { createTestDatabase, type TestDatabase } from '../support/mariadb.js';
 import { LIMITS } from '../support/sample-databases.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox-fixture.js';
@@ -30,11 +31,13 @@ beforeAll(async () => {
   await loadTelco({ target: `sqlite:${join(folder, 'telco.db')}` });
   await loadTelco({ target: mariadb.url });
 });
-afterAll(async () => {
-  await mariadb?.drop();
-  if (folder) await rm(folder, { recursive: true, force: true });
-  await fixture?.close();
-});
+afterAll(() =>
+  cleanUp(
+    () => mariadb?.drop(),
+    () => folder && rm(folder, { recursive: true, force: true }),
+    () => fixture?.close(),
+  ),
+);
 
 describe('telco_db from either backend', () => {
   it('extracts to the same bytes and dtypes', async () => {

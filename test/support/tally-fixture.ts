@@ -13,6 +13,7 @@ import { createLlmClient } from '../../src/llm/create-llm-client.js';
 import { createLogger } from '../../src/logger.js';
 import type { Post } from '../../src/ports/chat.js';
 import { loadTelco } from '../../telco_data/index.js';
+import { cleanUp } from './clean-up.js';
 import { containersOf, requireSandboxImage } from './docker.js';
 import { createTestDatabase, type TestDatabase } from './mariadb.js';
 import { type ScriptedModelServer, type ScriptStep, startScriptedModelServer } from './scripted-model-server.js';
@@ -103,12 +104,16 @@ export async function startTallyFixture(script: ScriptStep[], env: Record<string
       await start();
     },
     async close() {
-      await tally?.close();
-      await server.close();
-      await database.drop();
-      const left = await containersOf(instance);
-      await rm(home, { recursive: true, force: true });
-      if (left.length > 0) throw new Error(`leaked ${left.length} containers of ${instance}`);
+      await cleanUp(
+        () => tally?.close(),
+        () => server.close(),
+        () => database.drop(),
+        async () => {
+          const left = await containersOf(instance);
+          await rm(home, { recursive: true, force: true });
+          if (left.length > 0) throw new Error(`leaked ${left.length} containers of ${instance}`);
+        },
+      );
     },
   };
   return fixture;
