@@ -19,7 +19,7 @@ import { readSqlBaseline } from './read-sql-baseline.js';
 const DATABASE = 'tally_bench';
 const ROWS = 1_000_000;
 const SQL = 'SELECT * FROM bench_rows';
-const RUNS = 3;
+const RUNS = 5;
 const say = (message: string) => process.stderr.write(`bench: ${message}\n`);
 
 async function ensureTable(): Promise<string> {
@@ -53,8 +53,9 @@ function collector(): () => void {
 }
 
 /**
- * Peak live memory (heap + array buffers after a full collection) above the starting point while
- * `task` runs. Collecting every 25 ms slows the task, so this pass is not timed.
+ * Peak live memory (heap + array buffers after a full collection) while `task` runs: absolute, so
+ * garbage of earlier work that is collected meanwhile cannot hide growth. Collecting every 25 ms
+ * slows the task, so this pass is not timed.
  */
 async function livePeakMib(gc: () => void, task: () => Promise<unknown>): Promise<number> {
   const live = () => {
@@ -62,14 +63,13 @@ async function livePeakMib(gc: () => void, task: () => Promise<unknown>): Promis
     const usage = process.memoryUsage();
     return usage.heapUsed + usage.arrayBuffers;
   };
-  const baseline = live();
-  let peak = baseline;
+  let peak = live();
   const sampler = setInterval(() => {
     peak = Math.max(peak, live());
   }, 25);
   await task();
   clearInterval(sampler);
-  return Math.round(((Math.max(peak, live()) - baseline) / 1024 ** 2) * 10) / 10;
+  return Math.round((Math.max(peak, live()) / 1024 ** 2) * 10) / 10;
 }
 
 async function timedSeconds(task: () => Promise<unknown>): Promise<number> {
@@ -133,7 +133,7 @@ async function main(): Promise<void> {
   });
   try {
     const kernel = await sandbox.acquire('bench');
-    await database.extract(`${SQL} LIMIT 10000`, kernel, 'warmup');
+    await database.extract(SQL, kernel, 'frame'); // warm-up: JIT, kernel memory, page cache
     say('ours: extract into the kernel');
     const ours: number[] = [];
     for (let run = 0; run < RUNS; run++) ours.push(await timedSeconds(() => database.extract(SQL, kernel, 'frame')));
@@ -151,7 +151,7 @@ async function main(): Promise<void> {
     }
     say('baseline: pandas.read_sql over PyMySQL');
     const baseline = [];
-    for (let run = 0; run < 2; run++) baseline.push(await readSqlBaseline(settings, url, SQL));
+    for (let run = 0; run < 3; run++) baseline.push(await readSqlBaseline(settings, url, SQL));
 
     const oursSeconds = median(ours);
     const baselineSeconds = median(baseline.map((run) => run.seconds));

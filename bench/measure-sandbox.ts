@@ -13,12 +13,12 @@ import { type BenchSettings, BIG_OUTPUT, COUNTS } from './bench-settings.js';
 import { type ContainerMemory, containerMemory } from './container-memory.js';
 import { sampleLatency } from './stats.js';
 
-export interface ColdKernelSamples {
+export interface ColdKernelSamples<T> {
   /** acquire() on an empty pool until the first cell '1' has returned. */
   coldStartMs: number[];
-  trivialMs: number[];
-  bigOutputMs: number[];
   idleMemory: ContainerMemory;
+  /** What `withIdleKernel` measured with the last cold kernel. */
+  measured: T;
 }
 
 export interface WarmPoolSamples {
@@ -81,7 +81,10 @@ async function assertPreloaded(kernel: Kernel): Promise<void> {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Cold starts on an empty pool; the last kernel then sits idle for the memory reading and runs the round trips. */
-export function measureColdKernel(settings: BenchSettings): Promise<ColdKernelSamples> {
+export function measureColdKernel<T>(
+  settings: BenchSettings,
+  withIdleKernel: (round: { trivial: () => Promise<void>; bigOutput: () => Promise<void> }) => Promise<T>,
+): Promise<ColdKernelSamples<T>> {
   return withSandbox(settings, 0, async (sandbox) => {
     const coldStartMs: number[] = [];
     let kernel: Kernel | undefined;
@@ -97,15 +100,11 @@ export function measureColdKernel(settings: BenchSettings): Promise<ColdKernelSa
     await assertPreloaded(idleKernel);
     await sleep(COUNTS.idleSettleMs);
     const idleMemory = await containerMemory(settings.docker, (idleKernel as DockerKernel).containerId);
-    const trivialMs = await sampleLatency(() => runTrivial(idleKernel), {
-      warmup: COUNTS.trivialWarmup,
-      iterations: COUNTS.trivialIterations,
+    const measured = await withIdleKernel({
+      trivial: () => runTrivial(idleKernel),
+      bigOutput: () => runBigOutput(idleKernel),
     });
-    const bigOutputMs = await sampleLatency(() => runBigOutput(idleKernel), {
-      warmup: COUNTS.bigOutputWarmup,
-      iterations: COUNTS.bigOutputIterations,
-    });
-    return { coldStartMs, trivialMs, bigOutputMs, idleMemory };
+    return { coldStartMs, idleMemory, measured };
   });
 }
 

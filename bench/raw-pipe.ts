@@ -6,7 +6,7 @@
 import { attachStdio } from '../sandbox/attach-stdio.js';
 import { anchorSpec, withContainer } from './anchor-container.js';
 import { type BenchSettings, BIG_OUTPUT, COUNTS } from './bench-settings.js';
-import { sampleLatency } from './stats.js';
+import { sampleInterleaved } from './stats.js';
 
 const LOOP = `
 import sys
@@ -29,6 +29,15 @@ const REPLY_TIMEOUT_MS = 30_000;
 export interface RawPipeSamples {
   trivialMs: number[];
   bigOutputMs: number[];
+  /** Our kernel's samples, taken in blocks alternating with the raw pipe's. */
+  oursTrivialMs: number[];
+  oursBigOutputMs: number[];
+}
+
+/** One round trip of each kind through our kernel, to interleave with the raw pipe's. */
+export interface OurRoundTrips {
+  trivial: () => Promise<void>;
+  bigOutput: () => Promise<void>;
 }
 
 /** Newline-separated replies, handed out in order. */
@@ -80,7 +89,7 @@ class ReplyLines {
   }
 }
 
-export function measureRawPipe(settings: BenchSettings): Promise<RawPipeSamples> {
+export function measureRawPipe(settings: BenchSettings, ours: OurRoundTrips): Promise<RawPipeSamples> {
   const spec = anchorSpec(settings, { role: 'raw-pipe', cmd: ['python3', '-u', '-c', LOOP] });
   return withContainer(settings.docker, spec, async (container) => {
     const { stream, stdout, stderr } = await attachStdio(container, settings.docker.modem);
@@ -100,16 +109,18 @@ export function measureRawPipe(settings: BenchSettings): Promise<RawPipeSamples>
         const reply = await replies.next();
         if (!accept(reply)) throw new Error(`the raw loop replied ${reply.length} bytes to ${expression}`);
       };
-      const trivialMs = await sampleLatency(() => roundTrip('1', (reply) => reply.toString('utf8') === '1'), {
+      const trivial = () => roundTrip('1', (reply) => reply.toString('utf8') === '1');
+      const [trivialMs, oursTrivialMs] = await sampleInterleaved(trivial, ours.trivial, {
         warmup: COUNTS.trivialWarmup,
         iterations: COUNTS.trivialIterations,
       });
       const bigOutput = () => roundTrip(BIG_OUTPUT.expression, (reply) => reply.length >= BIG_OUTPUT.minBytes);
-      const bigOutputMs = await sampleLatency(bigOutput, {
+      const [bigOutputMs, oursBigOutputMs] = await sampleInterleaved(bigOutput, ours.bigOutput, {
         warmup: COUNTS.bigOutputWarmup,
         iterations: COUNTS.bigOutputIterations,
+        blocks: 5,
       });
-      return { trivialMs, bigOutputMs };
+      return { trivialMs, bigOutputMs, oursTrivialMs, oursBigOutputMs };
     } finally {
       stream.destroy();
     }

@@ -48,3 +48,26 @@ export async function sampleLatency(
   for (let index = 0; index < iterations; index += 1) samples.push(await timed(task));
   return samples;
 }
+
+/**
+ * Samples two tasks in alternating blocks, so both see the same machine: a drift in load or CPU
+ * speed during the run lands on both sides instead of on whichever was measured later.
+ */
+export async function sampleInterleaved(
+  first: () => Promise<unknown>,
+  second: () => Promise<unknown>,
+  { warmup, iterations, blocks = 10 }: { warmup: number; iterations: number; blocks?: number },
+): Promise<[number[], number[]]> {
+  for (let index = 0; index < warmup; index += 1) {
+    await first();
+    await second();
+  }
+  const a: number[] = [];
+  const b: number[] = [];
+  const perBlock = Math.ceil(iterations / blocks);
+  while (a.length < iterations) {
+    for (let index = 0; index < perBlock && a.length < iterations; index += 1) a.push(await timed(first));
+    for (let index = 0; index < perBlock && b.length < iterations; index += 1) b.push(await timed(second));
+  }
+  return [a, b];
+}
