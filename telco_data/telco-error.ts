@@ -11,7 +11,11 @@ export type TelcoErrorCode = Extract<ErrorCode, `TELCO_${string}`>;
 export class TelcoError extends AppError {
   declare readonly code: TelcoErrorCode;
 
-  constructor(code: TelcoErrorCode, message: string, options: { details?: Record<string, unknown>; cause?: unknown } = {}) {
+  constructor(
+    code: TelcoErrorCode,
+    message: string,
+    options: { details?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
     super(code, message, options);
   }
 }

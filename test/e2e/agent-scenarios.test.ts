@@ -142,9 +142,8 @@ describe('the agent', () => {
     ]);
     await fixture.say('Load the payments');
     await fixture.say('What is the mean monthly charge?');
-    const [[mean]] = (
-      await fixture.tally.databases[0]?.query('SELECT ROUND(AVG(MonthlyCharges), 2) FROM user_payments')
-    )?.rows as unknown[][] as [[string]];
+    const result = await fixture.tally.databases[0]?.query('SELECT ROUND(AVG(MonthlyCharges), 2) FROM user_payments');
+    const mean = result?.rows[0]?.[0];
     expect(postsOf(fixture.posts, 'text').at(-1)?.markdown).toBe(`Mean monthly charge: ${Number(mean)}`);
   });
 
