@@ -11,7 +11,6 @@ import { DockerSandbox } from '../sandbox/docker-sandbox.js';
 import type { Kernel } from '../src/ports/sandbox.js';
 import { type BenchSettings, BIG_OUTPUT, COUNTS } from './bench-settings.js';
 import { type ContainerMemory, containerMemory } from './container-memory.js';
-import { sampleLatency } from './stats.js';
 
 export interface ColdKernelSamples<T> {
   /** acquire() on an empty pool until the first cell '1' has returned. */

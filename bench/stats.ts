@@ -38,17 +38,6 @@ export async function timed(task: () => Promise<unknown>): Promise<number> {
   return performance.now() - started;
 }
 
-/** Runs `task` `warmup` times untimed, then `iterations` times timed, one after another. */
-export async function sampleLatency(
-  task: () => Promise<unknown>,
-  { warmup, iterations }: { warmup: number; iterations: number },
-): Promise<number[]> {
-  for (let index = 0; index < warmup; index += 1) await task();
-  const samples: number[] = [];
-  for (let index = 0; index < iterations; index += 1) samples.push(await timed(task));
-  return samples;
-}
-
 /**
  * Samples two tasks in alternating blocks, so both see the same machine: a drift in load or CPU
  * speed during the run lands on both sides instead of on whichever was measured later.
