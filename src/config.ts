@@ -152,7 +152,9 @@ function namedDatabases(env: NodeJS.ProcessEnv, issues: ConfigIssue[]): Database
   return found.sort((a, b) => a.name.localeCompare(b.name));
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/** The config from the environment; `overrides` (command-line flags) win over it. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Record<string, string> = {}): Config {
+  env = { ...env, ...overrides };
   const parsed = schema.safeParse(env);
   const issues: ConfigIssue[] = parsed.success
     ? []

@@ -17,9 +17,29 @@ import { createLogger } from './logger.js';
 const USAGE = `usage: tally <command>
   demo                 the telco demo: a full agent turn in the console (no model needed)
   chat                 talk to tally in this terminal (needs LLM_BASE_URL)
-  ask "question"       one question, answered in the terminal (needs LLM_BASE_URL)
+  ask "question" [--db URL] [--out DIR]
+                       one question, answered in the terminal (needs LLM_BASE_URL);
+                       --db reads that database (like DATABASE_URL), --out saves charts there
   help                 this text
 Charts are saved under $TALLY_HOME (default .tally).`;
+
+/** `ask` flags: the question's words, and `--db URL` / `--out DIR`. */
+function parseAsk(words: string[]): { question: string; db?: string; out?: string } | string {
+  const question: string[] = [];
+  const flags: Record<string, string> = {};
+  for (let index = 0; index < words.length; index += 1) {
+    const word = words[index] ?? '';
+    if (word === '--db' || word === '--out') {
+      const value = words[index + 1];
+      if (value === undefined || value.startsWith('--')) return `${word} needs a value`;
+      flags[word.slice(2)] = value;
+      index += 1;
+    } else if (word.startsWith('--')) return `unknown flag ${word}`;
+    else question.push(word);
+  }
+  if (question.length === 0) return 'ask needs a question';
+  return { question: question.join(' '), ...flags };
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command = 'help', ...rest] = argv;
@@ -27,11 +47,12 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  if (!['demo', 'chat', 'ask'].includes(command) || (command === 'ask' && rest.length === 0)) {
-    process.stderr.write(`${command === 'ask' ? 'ask needs a question' : `unknown command '${command}'`}\n${USAGE}\n`);
+  const ask = command === 'ask' ? parseAsk(rest) : undefined;
+  if (!['demo', 'chat', 'ask'].includes(command) || typeof ask === 'string') {
+    process.stderr.write(`${typeof ask === 'string' ? ask : `unknown command '${command}'`}\n${USAGE}\n`);
     return 2;
   }
-  const config = loadConfig();
+  const config = loadConfig(process.env, ask?.db ? { DATABASE_URL: ask.db } : {});
   const logger = createLogger({ level: config.logLevel });
   const print = (line: string) => process.stdout.write(`${line}\n`);
   const interactive = command === 'chat';
@@ -39,7 +60,7 @@ async function main(argv: string[]): Promise<number> {
   const adapter = new ConsoleAdapter({
     input: interactive ? process.stdin : Readable.from([]),
     output: process.stdout,
-    chartDir: join(config.home, command === 'demo' ? 'demo' : 'charts'),
+    chartDir: ask?.out ?? join(config.home, command === 'demo' ? 'demo' : 'charts'),
     prompt: interactive,
     threadKey: interactive ? 'console:local:chat' : `console:local:${command}-${Date.now()}`,
   });
@@ -72,7 +93,7 @@ async function main(argv: string[]): Promise<number> {
       await adapter.start();
       await adapter.finished;
     } else {
-      const text = command === 'demo' ? DEMO_REQUEST : rest.join(' ');
+      const text = ask?.question ?? DEMO_REQUEST;
       print(`you> ${text}\n`);
       await tally.router.handle({ threadKey: adapter.threadKey, user: { id: 'local' }, text, receivedAt: Date.now() });
     }

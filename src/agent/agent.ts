@@ -127,6 +127,7 @@ export class Agent {
       system: renderPrompt(this.options.prompts.act.template, {
         schema,
         plan: plan ? `Plan to follow:\n${plan}` : '',
+        answer: this.options.prompts.answer.template,
         reasoning:
           settings.cot === 'on' ? 'Before each tool call, say in one or two sentences what you check and why.\n' : '',
       }),
@@ -171,6 +172,7 @@ export class Agent {
       });
       return 'gave_up';
     }
+    if (result.reason === 'finished') return 'answered'; // a finishing tool handed in the result
     const why = {
       step_limit: 'it took too many steps',
       token_limit: 'it used its token budget',

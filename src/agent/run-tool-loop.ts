@@ -35,7 +35,14 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
   const { llm, messages, context } = options;
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
   const specs = options.tools.map((tool) => toolSpec(tool.name, tool.description, tool.schema));
-  const state: LoopState = { steps: 0, tokens: 0, startedAt: Date.now(), consecutiveFailures: 0, asked: false };
+  const state: LoopState = {
+    steps: 0,
+    tokens: 0,
+    startedAt: Date.now(),
+    consecutiveFailures: 0,
+    asked: false,
+    lastTools: [],
+  };
   const failures: string[] = [];
   let question: { text: string; choices?: string[]; callId: string } | undefined;
   let reason: StopReason | undefined;
@@ -50,6 +57,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     state.tokens += completion.usage.promptTokens + completion.usage.completionTokens;
     messages.push(completion.message);
     if (completion.toolCalls.length === 0) return { reason: 'answered', text: completion.message.content ?? '', state };
+    state.lastTools = completion.toolCalls.map((call) => call.name);
     for (const call of completion.toolCalls) {
       await options.beforeToolCall?.(call);
       const outcome = await runCall(byName, call, context);

@@ -7,14 +7,14 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { PromptFileError } from '../errors.js';
 
-export const STAGES = ['triage', 'plan', 'act', 'review'] as const;
+export const STAGES = ['triage', 'plan', 'act', 'review', 'answer'] as const;
 export type Stage = (typeof STAGES)[number];
 
 const frontMatter = z
   .object({
     stage: z.enum(STAGES),
-    temperature: z.coerce.number().min(0).max(2),
-    maxTokens: z.coerce.number().int().positive(),
+    temperature: z.coerce.number().min(0).max(2).default(0.2),
+    maxTokens: z.coerce.number().int().positive().default(1200),
     model: z.string().min(1).optional(),
   })
   .strict();

@@ -8,9 +8,11 @@ export interface LoopState {
   consecutiveFailures: number;
   /** The model asked the user something: the turn pauses. */
   asked: boolean;
+  /** Tools called in the last step. */
+  lastTools: string[];
 }
 
-export type StopReason = 'asked' | 'repair_limit' | 'step_limit' | 'token_limit' | 'time_limit';
+export type StopReason = 'asked' | 'repair_limit' | 'step_limit' | 'token_limit' | 'time_limit' | 'finished';
 export type StopCondition = (state: LoopState) => StopReason | undefined;
 
 export const whenAsked: StopCondition = (state) => (state.asked ? 'asked' : undefined);
@@ -26,6 +28,11 @@ export const afterFailures =
   (maxFailures: number): StopCondition =>
   (state) =>
     state.consecutiveFailures >= maxFailures ? 'repair_limit' : undefined;
+/** Stops once the model has called `tool` (a finishing tool, e.g. one that hands in a draft). */
+export const afterTool =
+  (tool: string): StopCondition =>
+  (state) =>
+    state.lastTools.includes(tool) ? 'finished' : undefined;
 export const afterMs =
   (maxMs: number, now: () => number = Date.now): StopCondition =>
   (state) =>

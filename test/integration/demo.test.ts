@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { containersOf, requireSandboxImage } from '../support/docker.js';
+import { callTool, say, startScriptedModelServer } from '../support/scripted-model-server.js';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -41,5 +42,34 @@ describe('tally demo', () => {
     const chart = /\[chart\] Figure 1: (\S+\.png)/.exec(stdout)?.[1] ?? '';
     expect(existsSync(chart)).toBe(true);
     expect((await readFile(chart)).subarray(1, 4).toString()).toBe('PNG');
+  });
+
+  it('answers one question with ask, reading the database given by --db and saving charts to --out', async () => {
+    const model = await startScriptedModelServer({
+      script: [
+        callTool('triage', { verdict: 'answerable' }),
+        callTool('run_python', { code: 'import matplotlib.pyplot as plt\nplt.plot([1, 2])' }),
+        callTool('run_sql', { sql: 'SELECT COUNT(*) AS customers FROM user_payments_new' }),
+        (context) => say(`There are ${context.lastToolResult?.content.split('\n')[1]?.trim()} test customers.`),
+      ],
+    });
+    try {
+      const env: NodeJS.ProcessEnv = { ...process.env, TALLY_HOME: home, TALLY_INSTANCE: instance, LOG_LEVEL: 'warn' };
+      env.LLM_BASE_URL = model.url;
+      const out = join(home, 'ask-charts');
+      const db = `sqlite:${join(home, 'telco.db')}`; // built by the demo above
+      const { stdout } = await run(
+        join(ROOT, 'node_modules', '.bin', 'tsx'),
+        ['src/main.ts', 'ask', 'How', 'many', 'test', 'customers?', '--db', db, '--out', out],
+        { cwd: ROOT, env, timeout: 120_000 },
+      );
+      expect(stdout).toContain('you> How many test customers?');
+      expect(stdout).toContain('There are 1409 test customers.');
+      expect(stdout).toContain(`[chart] Figure 1: ${join(out, 'chart-1.png')}`);
+      expect(existsSync(join(out, 'chart-1.png'))).toBe(true);
+      expect(JSON.stringify(model.chatRequests[0]?.body?.messages)).toContain('How many test customers?');
+    } finally {
+      await model.close();
+    }
   });
 });

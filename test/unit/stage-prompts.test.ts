@@ -16,6 +16,7 @@ describe('stage prompts', () => {
   it.each([
     ['no front matter', 'Just text', /must start with front matter/],
     ['a bad value', '---\nstage: act\ntemperature: hot\nmaxTokens: 10\n---\nx', /temperature/],
+    ['an unknown stage', '---\nstage: summary\n---\nx', /stage/],
     ['an unknown key', '---\nstage: act\ntemperature: 0\nmaxTokens: 10\ncolour: red\n---\nx', /colour/],
     ['an empty prompt', '---\nstage: act\ntemperature: 0\nmaxTokens: 10\n---\n', /empty/],
   ])('refuses a file with %s, naming the file', (_, text, problem) => {
