@@ -129,11 +129,5 @@ export const SERVICE_COLUMNS = [
 ] as const satisfies readonly TelcoColumnName[];
 
 /** The six internet add-ons, 'No internet service' when InternetService is No. */
-export const ADD_ON_COLUMNS = [
-  'OnlineSecurity',
-  'OnlineBackup',
-  'DeviceProtection',
-  'TechSupport',
-  'StreamingTV',
-  'StreamingMovies',
-] as const satisfies readonly TelcoColumnName[];
+// The six after PhoneService, MultipleLines and InternetService.
+export const ADD_ON_COLUMNS = SERVICE_COLUMNS.slice(3) as readonly (typeof SERVICE_COLUMNS)[number][];

@@ -3,7 +3,7 @@
  * customerID and four `_new` tables with the same columns for the held-out customers. Both loaders
  * and the data dictionary are built from this one description.
  */
-import { type TelcoColumnKind, type TelcoColumnName, telcoColumn } from './telco-customer.js';
+import { SERVICE_COLUMNS, type TelcoColumnKind, type TelcoColumnName, telcoColumn } from './telco-customer.js';
 
 export type TelcoTableGroup = 'user_demographics' | 'user_services' | 'user_payments' | 'user_churn';
 export type TelcoTableName = TelcoTableGroup | `${TelcoTableGroup}_new`;
@@ -29,19 +29,7 @@ export interface TelcoTableSpec {
 const GROUP_COLUMNS: Record<TelcoTableGroup, readonly TelcoColumnName[]> = {
   user_demographics: ['customerID', 'gender', 'SeniorCitizen', 'Partner', 'Dependents'],
   // tenure lives with the services, as in the course layout.
-  user_services: [
-    'customerID',
-    'tenure',
-    'PhoneService',
-    'MultipleLines',
-    'InternetService',
-    'OnlineSecurity',
-    'OnlineBackup',
-    'DeviceProtection',
-    'TechSupport',
-    'StreamingTV',
-    'StreamingMovies',
-  ],
+  user_services: ['customerID', 'tenure', ...SERVICE_COLUMNS],
   user_payments: ['customerID', 'Contract', 'PaperlessBilling', 'PaymentMethod', 'MonthlyCharges', 'TotalCharges'],
   user_churn: ['customerID', 'Churn'],
 };
