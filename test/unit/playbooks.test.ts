@@ -1,0 +1,141 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { stem, tokenize } from '../../src/agent/bm25.js';
+import {
+  formatPlaybookForPrompt,
+  loadPlaybooks,
+  PLAYBOOK_SECTIONS,
+  parsePlaybook,
+  rankPlaybooks,
+} from '../../src/agent/playbooks.js';
+import { loadStagePrompts, renderPrompt } from '../../src/agent/stage-prompts.js';
+import { PromptFileError } from '../../src/errors.js';
+
+const playbooks = await loadPlaybooks();
+
+const VALID = [
+  '---',
+  'title: Trend check',
+  'tags: trend, time series',
+  'when: The user asks how a measure changes over time.',
+  '---',
+  ...PLAYBOOK_SECTIONS.flatMap((section) => [`## ${section}`, '', `${section} text.`, '']),
+].join('\n');
+
+describe('playbooks', () => {
+  it('loads the shipped playbooks with their front matter and four sections', () => {
+    expect(playbooks.map((playbook) => playbook.file)).toEqual(
+      expect.arrayContaining([
+        'table-consistency-audit.md',
+        'churn-drivers.md',
+        'customer-segmentation.md',
+        'churn-prediction.md',
+      ]),
+    );
+    for (const playbook of playbooks) {
+      expect(playbook.title).not.toBe('');
+      expect(playbook.tags.length).toBeGreaterThan(3);
+      expect(playbook.sections['Example code']).toMatch(/^```python\n[\s\S]+\n```$/);
+      expect(Object.keys(playbook.sections)).toEqual([...PLAYBOOK_SECTIONS]);
+    }
+  });
+
+  it('folds related word forms to one stem', () => {
+    expect(new Set(['segments', 'segmentation', 'segment'].map(stem))).toEqual(new Set(['segment']));
+    expect(new Set(['predict', 'predicts', 'prediction', 'predicted'].map(stem))).toEqual(new Set(['predict']));
+    expect(tokenize('Which customers churned?')).toEqual(['custom', 'churn']);
+  });
+
+  it.each([
+    ['Are the tables consistent?', 'table-consistency-audit.md'],
+    ['Check whether customer ids match across the four tables', 'table-consistency-audit.md'],
+    ['Find duplicate or missing rows', 'table-consistency-audit.md'],
+    ['Are there blank values or NULLs in the payments table?', 'table-consistency-audit.md'],
+    ['Audit data quality of the telco_db tables', 'table-consistency-audit.md'],
+    ['Which factors drive churn?', 'churn-drivers.md'],
+    ['Is churn significantly higher for fiber optic customers?', 'churn-drivers.md'],
+    ['Do seniors churn more than others, and is it significant?', 'churn-drivers.md'],
+    ['What distinguishes customers who leave from those who stay?', 'churn-drivers.md'],
+    ['Why do customers leave?', 'churn-drivers.md'],
+    ['Which contract types churn most, with a chart?', 'churn-drivers.md'],
+    ['Group customers into segments by usage and spend', 'customer-segmentation.md'],
+    ['Cluster the customers', 'customer-segmentation.md'],
+    ['Which customer types exist?', 'customer-segmentation.md'],
+    ['Segment our customer base into personas', 'customer-segmentation.md'],
+    ['Build a model that predicts which customers will churn', 'churn-prediction.md'],
+    ['How well can we predict churn on the new customers? report AUC', 'churn-prediction.md'],
+    ['Which customers are most at risk of leaving next month? score them', 'churn-prediction.md'],
+    ['Give me an overview of the data', 'eda-overview.md'],
+    ['Describe the tables and their columns', 'eda-overview.md'],
+  ])('follows the right playbook for "%s"', (request, file) => {
+    const [best] = rankPlaybooks(playbooks, request);
+    expect(best?.playbook.file).toBe(file);
+  });
+
+  it.each(["What's the weather in Paris?", 'Write me a poem', 'Translate hello into German'])(
+    'follows no playbook for "%s"',
+    (request) => {
+      expect(rankPlaybooks(playbooks, request)).toEqual([]);
+    },
+  );
+
+  it('returns the top ones best first, above the minimum score', () => {
+    const ranked = rankPlaybooks(playbooks, 'Which factors drive churn, and can we predict it?', { top: 3 });
+    expect(ranked.length).toBeGreaterThan(1);
+    expect(ranked.map((entry) => entry.score)).toEqual([...ranked.map((entry) => entry.score)].sort((a, b) => b - a));
+    expect(rankPlaybooks(playbooks, 'Which factors drive churn?', { minScore: 100 })).toEqual([]);
+  });
+
+  it('puts the chosen playbook into the plan prompt', async () => {
+    const { plan } = await loadStagePrompts();
+    const [best] = rankPlaybooks(playbooks, 'Is churn significantly higher for fiber optic customers?');
+    if (!best) throw new Error('no playbook chosen');
+    const template = plan.template.includes('{{playbook}}') ? plan.template : `${plan.template}\n\n{{playbook}}`;
+    const prompt = renderPrompt(template, {
+      schema: 'telco_db: user_churn(...)',
+      playbook: formatPlaybookForPrompt(best.playbook),
+    });
+    expect(prompt).toContain('Playbook to follow: Churn driver analysis (churn-drivers.md)');
+    for (const section of PLAYBOOK_SECTIONS) expect(prompt).toContain(`### ${section}\n`);
+    expect(prompt).toContain('chi2_contingency');
+  });
+
+  it.each([
+    ['no front matter', VALID.replace(/^---[\s\S]*?---\n/, ''), /must start with front matter/],
+    ['a missing key', VALID.replace(/^when: .*\n/m, ''), /front matter needs when/],
+    ['an empty key', VALID.replace('title: Trend check', 'title:'), /front matter needs title/],
+    ['an unknown key', VALID.replace('tags:', 'colour: red\ntags:'), /unknown front matter key 'colour'/],
+    ['a missing section', VALID.replace('## Hints\n\nHints text.\n', ''), /missing section '## Hints'/],
+    ['an unknown section', VALID.replace('## Specs', '## Method'), /unknown section '## Method'/],
+    ['an empty section', VALID.replace('Specs text.', ''), /section '## Specs' is empty/],
+  ])('refuses a playbook with %s, naming the file', async (_, text, problem) => {
+    const folder = await mkdtemp(join(tmpdir(), 'tally-playbooks-'));
+    try {
+      await writeFile(join(folder, 'good.md'), VALID);
+      await writeFile(join(folder, 'trend-check.md'), text);
+      const refusal = loadPlaybooks(folder);
+      await expect(refusal).rejects.toThrow(PromptFileError);
+      await expect(refusal).rejects.toThrow(problem);
+      await expect(refusal).rejects.toThrow(/trend-check\.md is invalid/);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('parses a valid file and skips README.md', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'tally-playbooks-'));
+    try {
+      await writeFile(join(folder, 'README.md'), '# not a playbook');
+      await writeFile(join(folder, 'trend-check.md'), VALID);
+      const [playbook, ...others] = await loadPlaybooks(folder);
+      expect(others).toEqual([]);
+      expect(playbook).toMatchObject({ file: 'trend-check.md', title: 'Trend check', tags: ['trend', 'time series'] });
+      expect(parsePlaybook('x.md', VALID).sections.Specs).toBe('Specs text.');
+      await expect(loadPlaybooks(join(folder, 'absent'))).rejects.toThrow(/playbooks folder is missing/);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+});
