@@ -9,6 +9,7 @@ import { DockerSandbox } from '../sandbox/docker-sandbox.js';
 import { sandboxImageTag } from '../sandbox/image-tag.js';
 import { loadTelco } from '../telco_data/index.js';
 import { Agent } from './agent/agent.js';
+import { loadPlaybooks } from './agent/playbooks.js';
 import { loadStagePrompts } from './agent/stage-prompts.js';
 import type { Config } from './config.js';
 import { openDatabase, sqlitePath } from './db/open-database.js';
@@ -77,6 +78,7 @@ export async function openDatabases(config: Config, logger: Logger, say: (line: 
 export async function createTally(options: CreateTallyOptions): Promise<Tally> {
   const { config, logger } = options;
   const prompts = await loadStagePrompts();
+  const playbooks = await loadPlaybooks();
   const databases = await openDatabases(config, logger, options.say ?? (() => {}));
   const store = await createStore({ redisUrl: config.redisUrl, sqlitePath: join(config.home, 'state.db'), logger });
   const sandbox = await createSandbox(config, logger);
@@ -86,6 +88,7 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     prompts,
     stageModels: config.llm.stageModels,
     contextTokens: config.agent.contextTokens,
+    playbooks,
     logger: logger.child({ component: 'agent' }),
   });
   const router = new SessionRouter({

@@ -10,6 +10,7 @@ import type { Kernel } from '../ports/sandbox.js';
 import { reviewed } from './code-review.js';
 import { fitToBudget } from './context-budget.js';
 import { answerText, type Conversation } from './conversation.js';
+import { formatPlaybookForPrompt, type Playbook, rankPlaybooks } from './playbooks.js';
 import { runToolLoop, type ToolLoopResult } from './run-tool-loop.js';
 import { summariseSchema } from './schema-summary.js';
 import type { AgentSettings } from './settings.js';
@@ -37,6 +38,8 @@ export interface AgentOptions {
   maxTurnMs?: number;
   /** Tokens of history sent to the model; older turns are summarised beyond it. Default 48,000. */
   contextTokens?: number;
+  /** The organisation's prior analysis methods; the best match for a request is followed. */
+  playbooks?: Playbook[];
 }
 
 export interface TurnRequest {
@@ -60,6 +63,7 @@ export class Agent {
     const pending = conversation.pending;
     delete conversation.pending;
     let plan = '';
+    let playbook = this.playbook(conversation.playbook);
     if (pending?.kind === 'tool') {
       const answer = answerText(pending, request.text);
       conversation.messages.push({ role: 'tool', toolCallId: pending.callId, content: `The user answered: ${answer}` });
@@ -99,8 +103,20 @@ export class Agent {
           });
           return 'out_of_scope';
         }
+        const [followed] = rankPlaybooks(this.options.playbooks ?? [], text);
+        if (followed) {
+          conversation.playbook = followed.playbook.file;
+          playbook = this.playbook(followed.playbook.file);
+          await emit({
+            kind: 'text',
+            markdown: `Following playbook: ${followed.playbook.title} (prompts/playbooks/${followed.playbook.file})`,
+          });
+        } else {
+          delete conversation.playbook;
+          playbook = '';
+        }
         if (settings.decompose === 'on' || (settings.decompose === 'auto' && decision.multi_step)) {
-          plan = await this.plan(text, schema, settings, request.signal);
+          plan = await this.plan(text, schema, playbook, settings, request.signal);
           await emit({ kind: 'text', markdown: `Plan:\n${plan}` });
         }
       }
@@ -127,6 +143,7 @@ export class Agent {
       system: renderPrompt(this.options.prompts.act.template, {
         schema,
         plan: plan ? `Plan to follow:\n${plan}` : '',
+        playbook,
         answer: this.options.prompts.answer.template,
         reasoning:
           settings.cot === 'on' ? 'Before each tool call, say in one or two sentences what you check and why.\n' : '',
@@ -185,11 +202,23 @@ export class Agent {
     return 'stopped';
   }
 
-  private async plan(request: string, schema: string, settings: AgentSettings, signal: AbortSignal): Promise<string> {
+  /** The playbook a turn follows, as prompt text ('' for none). */
+  private playbook(file: string | undefined): string {
+    const found = file === undefined ? undefined : this.options.playbooks?.find((candidate) => candidate.file === file);
+    return found ? formatPlaybookForPrompt(found) : '';
+  }
+
+  private async plan(
+    request: string,
+    schema: string,
+    playbook: string,
+    settings: AgentSettings,
+    signal: AbortSignal,
+  ): Promise<string> {
     const prompt = this.options.prompts.plan;
     const completion = await this.options.llm.complete({
       messages: [
-        { role: 'system', content: renderPrompt(prompt.template, { schema }) },
+        { role: 'system', content: renderPrompt(prompt.template, { schema, playbook }) },
         { role: 'user', content: request },
       ],
       params: this.params('plan', settings),

@@ -11,6 +11,8 @@ export interface Conversation {
   /** The working history (user, assistant and tool messages), without the system prompt. */
   messages: ChatMessage[];
   pending?: PendingQuestion;
+  /** The playbook (file name) the current request follows, kept while a question is pending. */
+  playbook?: string;
   drafts: Array<{ title: string; markdown: string }>;
 }
 

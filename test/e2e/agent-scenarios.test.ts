@@ -3,6 +3,7 @@
  * scripted model server. Each scenario asserts on what the thread shows and on what reached the model.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadPlaybooks } from '../../src/agent/playbooks.js';
 import { redisTestUrl } from '../support/redis.js';
 import {
   callTool,
@@ -119,6 +120,26 @@ describe('the agent', () => {
     await fixture.say('both');
     expect(sentToModel(3)).toContain('The user answered: both');
     expect(postsOf(fixture.posts, 'text').at(-1)?.markdown).toBe('Answer noted: The user answered: both');
+  });
+
+  it('follows the playbook that fits the request, says which, and puts it in the plan and act prompts', async () => {
+    fixture = await startTallyFixture([
+      callTool('triage', { verdict: 'answerable', multi_step: true }),
+      say('1. Churn rate per segment with counts.\n2. Chi-square test per factor.\n3. Chart.'),
+      say('Contract type matters most.'),
+    ]);
+    await fixture.say('Which factors drive churn?');
+    const drivers = (await loadPlaybooks()).find((playbook) => playbook.file === 'churn-drivers.md');
+    expect(postsOf(fixture.posts, 'text')[0]?.markdown).toBe(
+      `Following playbook: ${drivers?.title} (prompts/playbooks/churn-drivers.md)`,
+    );
+    const system = (index: number) =>
+      JSON.stringify((fixture?.server.chatRequests[index]?.body?.messages as unknown[])[0]);
+    for (const index of [1, 2]) {
+      expect(system(index)).toContain('Playbook to follow: ');
+      expect(system(index)).toContain('### Requirements');
+      expect(system(index)).toContain('chi2_contingency');
+    }
   });
 
   it('says honestly when the data cannot answer, and names what is there', async () => {
