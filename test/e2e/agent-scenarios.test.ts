@@ -134,7 +134,7 @@ describe('the agent', () => {
       `Following playbook: ${drivers?.title} (prompts/playbooks/churn-drivers.md)`,
     );
     const system = (index: number) =>
-      JSON.stringify((fixture?.server.chatRequests[index]?.body?.messages as unknown[])[0]);
+      JSON.stringify(((fixture?.server.chatRequests[index]?.body?.messages ?? []) as unknown[])[0]);
     for (const index of [1, 2]) {
       expect(system(index)).toContain('Playbook to follow: ');
       expect(system(index)).toContain('### Requirements');
