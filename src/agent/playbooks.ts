@@ -7,6 +7,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PromptFileError } from '../errors.js';
 import { bm25Scores, tokenize } from './bm25.js';
+import { splitFrontMatter } from './front-matter.js';
 import { PROMPTS_DIR } from './stage-prompts.js';
 
 export const PLAYBOOK_SECTIONS = ['Requirements', 'Specs', 'Hints', 'Example code'] as const;
@@ -60,24 +61,13 @@ export async function loadPlaybooks(folder = PLAYBOOKS_DIR): Promise<Playbook[]>
 }
 
 export function parsePlaybook(path: string, text: string): Playbook {
-  const match = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(text.replace(/\r\n/g, '\n'));
-  if (!match) throw new PromptFileError(path, 'it must start with front matter between --- lines');
-  const fields: Record<string, string> = {};
-  for (const line of (match[1] ?? '').split('\n')) {
-    if (line.trim() === '') continue;
-    const pair = /^([A-Za-z]+):\s*(.*)$/.exec(line);
-    if (!pair?.[1]) throw new PromptFileError(path, `front matter line '${line}' is not 'key: value'`);
-    if (!(FRONT_MATTER_KEYS as readonly string[]).includes(pair[1])) {
-      throw new PromptFileError(
-        path,
-        `unknown front matter key '${pair[1]}' (allowed: ${FRONT_MATTER_KEYS.join(', ')})`,
-      );
-    }
-    fields[pair[1]] = (pair[2] ?? '').trim();
+  const { fields, body } = splitFrontMatter(path, text);
+  const unknown = Object.keys(fields).find((key) => !(FRONT_MATTER_KEYS as readonly string[]).includes(key));
+  if (unknown) {
+    throw new PromptFileError(path, `unknown front matter key '${unknown}' (allowed: ${FRONT_MATTER_KEYS.join(', ')})`);
   }
   const missing = FRONT_MATTER_KEYS.filter((key) => !fields[key]);
   if (missing.length > 0) throw new PromptFileError(path, `front matter needs ${missing.join(', ')}`);
-  const body = (match[2] ?? '').trim();
   return {
     file: path.split(/[\\/]/).pop() ?? path,
     title: fields.title ?? '',

@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { PromptFileError } from '../errors.js';
+import { splitFrontMatter } from './front-matter.js';
 
 export const STAGES = ['triage', 'plan', 'act', 'review', 'answer'] as const;
 export type Stage = (typeof STAGES)[number];
@@ -46,21 +47,12 @@ export async function loadStagePrompts(folder = join(PROMPTS_DIR, 'stages')): Pr
 }
 
 export function parseStagePrompt(file: string, text: string): StagePrompt {
-  const match = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(text.replace(/\r\n/g, '\n'));
-  if (!match) throw new PromptFileError(file, 'it must start with front matter between --- lines');
-  const fields: Record<string, string> = {};
-  for (const line of (match[1] ?? '').split('\n')) {
-    if (line.trim() === '') continue;
-    const pair = /^([A-Za-z]+):\s*(.*)$/.exec(line);
-    if (!pair?.[1]) throw new PromptFileError(file, `front matter line '${line}' is not 'key: value'`);
-    fields[pair[1]] = (pair[2] ?? '').trim();
-  }
+  const { fields, body: template } = splitFrontMatter(file, text);
   const parsed = frontMatter.safeParse(fields);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'front matter'}: ${issue.message}`);
     throw new PromptFileError(file, problems.join('; '));
   }
-  const template = (match[2] ?? '').trim();
   if (template === '') throw new PromptFileError(file, 'the prompt text is empty');
   return { ...parsed.data, template } as StagePrompt;
 }
