@@ -1,0 +1,47 @@
+/**
+ * The per-session log: every message, tool call, cell (and who wrote it), edit, review decision and
+ * report version, appended in order to `log:<thread>` in the store. Thread keys are listed once in
+ * `sessions`, so the training export can find every session.
+ */
+import type { Store } from '../ports/store.js';
+
+export type LogEvent =
+  /** A person's message, or their click on a control. */
+  | { kind: 'message'; user: string; text: string; action?: { id: string; value: string } }
+  /** What tally posted (text of text, question, error and code posts; charts and files by title). */
+  | { kind: 'post'; post: string; text: string }
+  /** A request the agent took up (after triage and any clarification). */
+  | { kind: 'request'; text: string }
+  | { kind: 'tool_call'; callId: string; tool: string; arguments: string; result: string; failed: boolean }
+  | { kind: 'cell'; language: 'python' | 'sql'; code: string; author: 'model' | 'human'; ok: boolean }
+  /** A person replaced a proposed cell before it ran. */
+  | { kind: 'edit'; user: string; original: string; edited: string }
+  | { kind: 'approval'; user: string; decision: 'run' | 'edit' | 'skip'; code: string }
+  | { kind: 'decision'; user: string; section: string; version: number; action: string; feedback?: string }
+  | { kind: 'report_version'; section: string; version: number; title: string; narrative: string };
+
+export type LogEntry = LogEvent & { at: number };
+
+export const logKey = (threadKey: string) => `log:${threadKey}`;
+export const SESSIONS_LIST = 'sessions';
+
+export class SessionLog {
+  constructor(
+    private readonly store: Store,
+    private readonly threadKey: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async append(event: LogEvent): Promise<void> {
+    await this.store.append<LogEntry>(logKey(this.threadKey), { ...event, at: this.now() });
+  }
+
+  entries(): Promise<LogEntry[]> {
+    return this.store.range<LogEntry>(logKey(this.threadKey));
+  }
+}
+
+/** Every session's thread key, each once, in the order they started. */
+export async function listSessions(store: Store): Promise<string[]> {
+  return [...new Set(await store.range<string>(SESSIONS_LIST))];
+}
