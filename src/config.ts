@@ -54,11 +54,28 @@ const schema = z.object({
   LLM_TIMEOUT_MS: milliseconds(120_000),
   LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
   TALLY_CONTEXT_TOKENS: count(48_000),
+  TALLY_REVIEWERS: z.string().default(''),
+  TALLY_APPROVE: z.enum(['never', 'risky', 'always']).default('never'),
+  TALLY_APPROVE_CHANNELS: z
+    .string()
+    .regex(
+      /^(\s*[^=,\s]+=(never|risky|always)\s*(,|$))*$/,
+      'use <thread key prefix>=never|risky|always, comma-separated',
+    )
+    .default(''),
+  TALLY_APPROVE_EXTRACT_ROWS: count(1_000_000),
+  TALLY_PLAYBOOK_DIR: z.string().min(1).optional(),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\/.+/, 'use redis://host:port or rediss://…')
     .optional(),
 });
+
+const list = (value: string) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 
 /** Where the Docker engine is: a unix socket, or a host and port over plain HTTP. */
 export type DockerEndpoint = { socketPath: string } | { host: string; port: number; protocol: 'http' };
@@ -111,6 +128,31 @@ export interface AgentLimitSettings {
   contextTokens: number;
 }
 
+export type ApprovalModeSetting = 'never' | 'risky' | 'always';
+
+export interface ReviewSettings {
+  /** User ids who may decide on any thread's sections besides its owner (TALLY_REVIEWERS). */
+  reviewers: string[];
+  /** Approval mode of threads that set none (TALLY_APPROVE). */
+  approve: ApprovalModeSetting;
+  /**
+   * Per-channel defaults: thread-key prefix → mode, longest prefix wins (TALLY_APPROVE_CHANNELS,
+   * e.g. `slack:T1:C123=always,discord:G1=risky`).
+   */
+  approveChannels: Array<{ prefix: string; mode: ApprovalModeSetting }>;
+  /** `risky`: extractions above this many rows ask first (TALLY_APPROVE_EXTRACT_ROWS). */
+  extractBudgetRows: number;
+  /** Where playbooks saved from accepted reports are written and read from (TALLY_PLAYBOOK_DIR). */
+  playbookDir: string;
+}
+
+/** The approval mode for a thread that has not set one: its channel's, else the default. */
+export function approvalModeFor(settings: ReviewSettings, threadKey: string): ApprovalModeSetting {
+  const matches = settings.approveChannels.filter((entry) => threadKey.startsWith(entry.prefix));
+  const best = matches.sort((left, right) => right.prefix.length - left.prefix.length)[0];
+  return best?.mode ?? settings.approve;
+}
+
 export interface Config {
   /** Data directory (workspaces, local store, demo output), absolute. */
   home: string;
@@ -124,6 +166,7 @@ export interface Config {
   databaseLimits: DatabaseLimitSettings;
   llm: LlmSettings;
   agent: AgentLimitSettings;
+  review: ReviewSettings;
   /** keyv on Redis when set (several replicas); else a SQLite file in TALLY_HOME. */
   redisUrl: string | undefined;
 }
@@ -199,6 +242,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
       maxRetries: e.LLM_MAX_RETRIES,
     },
     agent: { contextTokens: e.TALLY_CONTEXT_TOKENS },
+    review: {
+      reviewers: list(e.TALLY_REVIEWERS),
+      approve: e.TALLY_APPROVE,
+      approveChannels: list(e.TALLY_APPROVE_CHANNELS).map((entry) => {
+        const [prefix = '', mode] = entry.split('=');
+        return { prefix, mode: mode as ApprovalModeSetting };
+      }),
+      extractBudgetRows: e.TALLY_APPROVE_EXTRACT_ROWS,
+      playbookDir: e.TALLY_PLAYBOOK_DIR ? resolve(e.TALLY_PLAYBOOK_DIR) : resolve(home, 'playbooks'),
+    },
     redisUrl: e.REDIS_URL,
     databaseLimits: {
       queryTimeoutMs: e.TALLY_QUERY_TIMEOUT_MS,

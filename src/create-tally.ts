@@ -3,15 +3,16 @@
  * (main.ts) and the end-to-end tests both start tally through here.
  */
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { DockerSandbox } from '../sandbox/docker-sandbox.js';
 import { sandboxImageTag } from '../sandbox/image-tag.js';
 import { loadTelco } from '../telco_data/index.js';
 import { Agent } from './agent/agent.js';
-import { loadPlaybooks } from './agent/playbooks.js';
+import { loadPlaybooks, parsePlaybook } from './agent/playbooks.js';
 import { loadStagePrompts } from './agent/stage-prompts.js';
-import type { Config } from './config.js';
+import { approvalModeFor, type Config } from './config.js';
 import { openDatabase, sqlitePath } from './db/open-database.js';
 import type { Logger } from './logger.js';
 import type { Post, ThreadKey } from './ports/chat.js';
@@ -75,10 +76,15 @@ export async function openDatabases(config: Config, logger: Logger, say: (line: 
   return databases;
 }
 
+/** Playbooks saved from accepted reports; none until the first is saved. */
+async function loadSavedPlaybooks(folder: string) {
+  return existsSync(folder) ? loadPlaybooks(folder) : [];
+}
+
 export async function createTally(options: CreateTallyOptions): Promise<Tally> {
   const { config, logger } = options;
   const prompts = await loadStagePrompts();
-  const playbooks = await loadPlaybooks();
+  const playbooks = [...(await loadPlaybooks()), ...(await loadSavedPlaybooks(config.review.playbookDir))];
   const databases = await openDatabases(config, logger, options.say ?? (() => {}));
   const store = await createStore({ redisUrl: config.redisUrl, sqlitePath: join(config.home, 'state.db'), logger });
   const sandbox = await createSandbox(config, logger);
@@ -89,6 +95,7 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     stageModels: config.llm.stageModels,
     contextTokens: config.agent.contextTokens,
     playbooks,
+    extractBudgetRows: config.review.extractBudgetRows,
     logger: logger.child({ component: 'agent' }),
   });
   const router = new SessionRouter({
@@ -97,6 +104,10 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     databases,
     store,
     post: options.post,
+    reviewers: config.review.reviewers,
+    approvalMode: (threadKey) => approvalModeFor(config.review, threadKey),
+    playbookDir: config.review.playbookDir,
+    onPlaybookSaved: async (path) => agent.addPlaybook(parsePlaybook(path, await readFile(path, 'utf8'))),
     logger: logger.child({ component: 'sessions' }),
   });
   return {

@@ -9,10 +9,12 @@ import { ConsoleAdapter } from '../adapters/console/console-adapter.js';
 import { startScriptedModelServer } from '../test/support/scripted-model-server.js';
 import { loadConfig } from './config.js';
 import { createTally } from './create-tally.js';
-import { DEMO_REQUEST, demoScript } from './demo/demo-script.js';
+import { DEMO_REQUEST, DEMO_REVIEW, demoScript } from './demo/demo-script.js';
 import { AppError } from './errors.js';
 import { createLlmClient } from './llm/create-llm-client.js';
 import { createLogger } from './logger.js';
+import { createStore } from './store/create-store.js';
+import { exportTraining } from './training/export-training.js';
 
 const USAGE = `usage: tally <command>
   demo                 the telco demo: a full agent turn in the console (no model needed)
@@ -20,8 +22,12 @@ const USAGE = `usage: tally <command>
   ask "question" [--db URL] [--out DIR]
                        one question, answered in the terminal (needs LLM_BASE_URL);
                        --db reads that database (like DATABASE_URL), --out saves charts there
+  export-training --out FILE.jsonl
+                       fine-tuning data from reviewed work: accepted sections as chat
+                       examples in FILE.jsonl, revised versions paired with the accepted
+                       ones in FILE.preferences.jsonl
   help                 this text
-Charts are saved under $TALLY_HOME (default .tally).`;
+Charts and report exports are saved under $TALLY_HOME (default .tally).`;
 
 /** `ask` flags: the question's words, and `--db URL` / `--out DIR`. */
 function parseAsk(words: string[]): { question: string; db?: string; out?: string } | string {
@@ -41,12 +47,35 @@ function parseAsk(words: string[]): { question: string; db?: string; out?: strin
   return { question: question.join(' '), ...flags };
 }
 
+/** `tally export-training --out FILE.jsonl`: reads the store only (no sandbox, no database). */
+async function exportTrainingCommand(words: string[]): Promise<number> {
+  const out = words[0] === '--out' && words.length === 2 ? words[1] : undefined;
+  if (!out) {
+    process.stderr.write(`export-training needs --out FILE.jsonl\n${USAGE}\n`);
+    return 2;
+  }
+  const config = loadConfig(process.env);
+  const logger = createLogger({ level: config.logLevel });
+  const store = await createStore({ redisUrl: config.redisUrl, sqlitePath: join(config.home, 'state.db'), logger });
+  try {
+    const result = await exportTraining(store, out);
+    process.stdout.write(
+      `${result.examples} examples from ${result.sessions} sessions -> ${result.examplesPath}\n` +
+        `${result.preferences} preference pairs -> ${result.preferencesPath}\n`,
+    );
+  } finally {
+    await store.close();
+  }
+  return 0;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command = 'help', ...rest] = argv;
   if (command === 'help' || command === '--help') {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  if (command === 'export-training') return exportTrainingCommand(rest);
   const ask = command === 'ask' ? parseAsk(rest) : undefined;
   if (!['demo', 'chat', 'ask'].includes(command) || typeof ask === 'string') {
     process.stderr.write(`${typeof ask === 'string' ? ask : `unknown command '${command}'`}\n${USAGE}\n`);
@@ -61,6 +90,7 @@ async function main(argv: string[]): Promise<number> {
     input: interactive ? process.stdin : Readable.from([]),
     output: process.stdout,
     chartDir: ask?.out ?? join(config.home, command === 'demo' ? 'demo' : 'charts'),
+    fileDir: join(config.home, command === 'demo' ? join('demo', 'report') : 'reports'),
     prompt: interactive,
     threadKey: interactive ? 'console:local:chat' : `console:local:${command}-${Date.now()}`,
   });
@@ -93,9 +123,16 @@ async function main(argv: string[]): Promise<number> {
       await adapter.start();
       await adapter.finished;
     } else {
-      const text = ask?.question ?? DEMO_REQUEST;
-      print(`you> ${text}\n`);
-      await tally.router.handle({ threadKey: adapter.threadKey, user: { id: 'local' }, text, receivedAt: Date.now() });
+      // The demo plays the reviewer too: it revises the first section, accepts, and exports.
+      for (const text of ask ? [ask.question] : [DEMO_REQUEST, ...DEMO_REVIEW]) {
+        print(`\nyou> ${text}\n`);
+        await tally.router.handle({
+          threadKey: adapter.threadKey,
+          user: { id: 'local' },
+          text,
+          receivedAt: Date.now(),
+        });
+      }
     }
   } finally {
     await tally.close();

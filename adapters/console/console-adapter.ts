@@ -3,7 +3,7 @@
  * and their paths printed. A fenced ``` block may span lines; it is sent when it closes.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import type { ChatAdapter, Inbound, MessageRef, Post, ThreadKey } from '../../src/ports/chat.js';
 import { renderPost } from './render-post.js';
@@ -13,6 +13,8 @@ export interface ConsoleAdapterOptions {
   output: NodeJS.WritableStream;
   /** Where charts are saved. */
   chartDir: string;
+  /** Where files for the thread (report exports) are written. Default: `chartDir`. */
+  fileDir?: string;
   /** Default `console:local:1`. */
   threadKey?: ThreadKey;
   /** Show a prompt before each line (interactive use). Default true. */
@@ -63,15 +65,29 @@ export class ConsoleAdapter implements ChatAdapter {
 
   async post(threadKey: ThreadKey, post: Post): Promise<MessageRef> {
     if (post.kind === 'chart') {
-      await mkdir(this.options.chartDir, { recursive: true });
-      this.charts += 1;
-      const path = join(this.options.chartDir, `chart-${this.charts}.png`);
-      await writeFile(path, post.png);
-      this.write(`[chart] ${post.title}: ${path}`);
+      this.write(`[chart] ${post.title}: ${await this.saveChart(post.png)}`);
+    } else if (post.kind === 'file') {
+      const root = resolve(this.options.fileDir ?? this.options.chartDir);
+      const path = resolve(root, post.name);
+      if (!path.startsWith(`${root}${sep}`)) throw new Error(`refusing to write ${post.name} outside ${root}`);
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, post.content);
+      if (!post.name.includes('/')) this.write(`[file] ${path}`);
     } else {
       this.write(renderPost(post));
+      if (post.kind === 'review') {
+        for (const figure of post.figures) this.write(`[chart] ${figure.title}: ${await this.saveChart(figure.png)}`);
+      }
     }
     return { threadKey, id: String(Date.now()) };
+  }
+
+  private async saveChart(png: Buffer): Promise<string> {
+    await mkdir(this.options.chartDir, { recursive: true });
+    this.charts += 1;
+    const path = join(this.options.chartDir, `chart-${this.charts}.png`);
+    await writeFile(path, png);
+    return path;
   }
 
   async update(ref: MessageRef, post: Post): Promise<void> {

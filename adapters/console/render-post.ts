@@ -3,7 +3,8 @@ import type { Post } from '../../src/ports/chat.js';
 
 const MAX_CELL = 30;
 
-export function renderPost(post: Exclude<Post, { kind: 'chart' }>): string {
+/** Posts with bytes (charts, files, a review's figures) are saved by the adapter; this renders the text. */
+export function renderPost(post: Exclude<Post, { kind: 'chart' | 'file' }>): string {
   switch (post.kind) {
     case 'text':
       return post.markdown;
@@ -22,7 +23,33 @@ export function renderPost(post: Exclude<Post, { kind: 'chart' }>): string {
       return `… ${post.text}`;
     case 'error':
       return `! ${post.text}`;
+    case 'notice':
+      return `(only for ${post.userId}) ${post.text}`;
+    case 'review':
+      return renderReview(post);
+    case 'approval':
+      return [
+        `── approve this ${post.language} cell? (${post.reason}) ──`,
+        `\`\`\`${post.language}\n${post.code}\n\`\`\``,
+        'Reply: run · skip · edit followed by a ```python (or ```sql) block with the code to run instead',
+      ].join('\n');
   }
+}
+
+const CONTROL_HINTS = { accept: 'accept', revise: 'revise: <what to change>', discard: 'discard' } as const;
+
+function renderReview(post: Extract<Post, { kind: 'review' }>): string {
+  const stage = post.stage ? ` [${post.stage}]` : '';
+  const lines = [`── review ${post.id} v${post.version}${stage}: ${post.title} ──`, post.markdown];
+  if (post.cells.length > 0) {
+    lines.push(`▸ code and SQL behind it (${post.cells.length} cell${post.cells.length === 1 ? '' : 's'}):`);
+    for (const cell of post.cells) {
+      const who = cell.author === 'human' ? ' (written by a person)' : '';
+      lines.push(`  ${cell.language}${who}:`, ...cell.code.split('\n').map((line) => `    ${line}`));
+    }
+  }
+  lines.push(`Reply: ${post.controls.map((control) => CONTROL_HINTS[control]).join(' · ')}`);
+  return lines.join('\n');
 }
 
 export function renderTable(columns: string[], rows: unknown[][], truncated: boolean, title?: string): string {

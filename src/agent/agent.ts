@@ -5,18 +5,21 @@
 import type { Logger } from '../logger.js';
 import type { Post } from '../ports/chat.js';
 import type { Database } from '../ports/database.js';
-import type { CompletionParams, LlmClient, ToolCall } from '../ports/llm.js';
+import type { CompletionParams, LlmClient } from '../ports/llm.js';
 import type { Kernel } from '../ports/sandbox.js';
+import type { LogEvent } from '../sessions/session-log.js';
+import { type ApprovalMode, gated, HELD_TOOLS } from './approval.js';
 import { reviewed } from './code-review.js';
 import { fitToBudget } from './context-budget.js';
-import { answerText, type Conversation } from './conversation.js';
+import { answerText, type Conversation, type PendingQuestion } from './conversation.js';
+import { describeCall, firstLine } from './describe-call.js';
 import { formatPlaybookForPrompt, type Playbook, rankPlaybooks } from './playbooks.js';
 import { runToolLoop, type ToolLoopResult } from './run-tool-loop.js';
 import { summariseSchema } from './schema-summary.js';
 import type { AgentSettings } from './settings.js';
 import { renderPrompt, type Stage, type StagePrompts } from './stage-prompts.js';
 import { afterFailures, afterMs, afterSteps, afterTokens, whenAsked } from './stop-conditions.js';
-import type { AgentTool, ToolContext } from './tool.js';
+import type { AgentTool, ToolContext, Workbench } from './tool.js';
 import { describeTable, listTables, loadDataframe, runSql } from './tools/database-tools.js';
 import { askUser, draftSection, runPython } from './tools/kernel-tools.js';
 import { triage } from './triage.js';
@@ -40,87 +43,63 @@ export interface AgentOptions {
   contextTokens?: number;
   /** The organisation's prior analysis methods; the best match for a request is followed. */
   playbooks?: Playbook[];
+  /** Approval mode `risky`: extractions estimated above this many rows ask first. Default 1,000,000. */
+  extractBudgetRows?: number;
 }
 
 export interface TurnRequest {
   text: string;
   conversation: Conversation;
-  settings: AgentSettings;
+  /** The thread's settings, with `approve` resolved (the thread's, or its channel's default). */
+  settings: AgentSettings & { approve: ApprovalMode };
   kernel: () => Promise<Kernel>;
   emit: (post: Post) => Promise<void>;
   record: ToolContext['record'];
+  work: Workbench;
+  log: (event: LogEvent) => Promise<void>;
+  /** How a paused turn resumes: the review decision as the call's result, or the approval decision. */
+  resume?: Resume;
   signal: AbortSignal;
 }
+
+export type Resume =
+  | { kind: 'review'; result: string }
+  | { kind: 'approval'; decision: 'run' | 'skip' | 'edit'; user: string; code?: string; note?: string };
 
 export type TurnOutcome = 'answered' | 'asked' | 'out_of_scope' | 'gave_up' | 'stopped';
 
 export class Agent {
   constructor(private readonly options: AgentOptions) {}
 
+  /** Follows a playbook from now on (one saved from an accepted report), replacing one of the same file name. */
+  addPlaybook(playbook: Playbook): void {
+    const others = (this.options.playbooks ?? []).filter((candidate) => candidate.file !== playbook.file);
+    this.options.playbooks = [...others, playbook];
+  }
+
   async runTurn(request: TurnRequest): Promise<TurnOutcome> {
     const { conversation, settings, emit } = request;
     const schema = await summariseSchema(this.options.databases);
+    const context: ToolContext = {
+      kernel: request.kernel,
+      databases: this.options.databases,
+      emit,
+      signal: request.signal,
+      work: request.work,
+      author: 'model',
+      record: request.record,
+    };
     const pending = conversation.pending;
     delete conversation.pending;
     let plan = '';
     let playbook = this.playbook(conversation.playbook);
-    if (pending?.kind === 'tool') {
-      const answer = answerText(pending, request.text);
-      conversation.messages.push({ role: 'tool', toolCallId: pending.callId, content: `The user answered: ${answer}` });
+    if (pending?.kind === 'review' || pending?.kind === 'approval' || pending?.kind === 'tool') {
+      const content = await this.resume(pending, request, context);
+      conversation.messages.push({ role: 'tool', toolCallId: pending.callId, content });
     } else {
-      const text = pending
-        ? `${pending.request}\n\n(Asked "${pending.text}", the user answered: ${answerText(pending, request.text)})`
-        : request.text;
-      if (!pending) {
-        const decision = await triage({
-          llm: this.options.llm,
-          prompt: this.options.prompts.triage,
-          params: this.params('triage', settings),
-          schema,
-          request: text,
-          signal: request.signal,
-          logger: this.options.logger,
-        });
-        if (decision.verdict === 'ambiguous' && decision.question) {
-          conversation.pending = {
-            kind: 'triage',
-            request: text,
-            text: decision.question,
-            ...(decision.choices ? { choices: decision.choices } : {}),
-          };
-          await emit({
-            kind: 'question',
-            text: decision.question,
-            ...(decision.choices ? { choices: decision.choices } : {}),
-          });
-          return 'asked';
-        }
-        if (decision.verdict === 'out_of_scope') {
-          const tables = this.options.databases.map((database) => database.name).join(', ');
-          await emit({
-            kind: 'text',
-            markdown: `I can't answer that from the data I have: ${decision.reason ?? 'it is not in these databases'}.\n\nWhat I can see (${tables}):\n${schema}`,
-          });
-          return 'out_of_scope';
-        }
-        const [followed] = rankPlaybooks(this.options.playbooks ?? [], text);
-        if (followed) {
-          conversation.playbook = followed.playbook.file;
-          playbook = this.playbook(followed.playbook.file);
-          await emit({
-            kind: 'text',
-            markdown: `Following playbook: ${followed.playbook.title} (prompts/playbooks/${followed.playbook.file})`,
-          });
-        } else {
-          delete conversation.playbook;
-          playbook = '';
-        }
-        if (settings.decompose === 'on' || (settings.decompose === 'auto' && decision.multi_step)) {
-          plan = await this.plan(text, schema, playbook, settings, request.signal);
-          await emit({ kind: 'text', markdown: `Plan:\n${plan}` });
-        }
-      }
-      conversation.messages.push({ role: 'user', content: text });
+      const opened = await this.open(request, pending, schema);
+      if (typeof opened === 'string') return opened;
+      ({ plan, playbook } = opened);
     }
     const summarised = await fitToBudget({
       messages: conversation.messages,
@@ -130,14 +109,6 @@ export class Agent {
       signal: request.signal,
     });
     if (summarised) this.options.logger.info({ messages: conversation.messages.length }, 'summarised older turns');
-    const context: ToolContext = {
-      kernel: request.kernel,
-      databases: this.options.databases,
-      emit,
-      signal: request.signal,
-      drafts: conversation.drafts,
-      record: request.record,
-    };
     const result = await runToolLoop({
       llm: this.options.llm,
       system: renderPrompt(this.options.prompts.act.template, {
@@ -149,7 +120,9 @@ export class Agent {
           settings.cot === 'on' ? 'Before each tool call, say in one or two sentences what you check and why.\n' : '',
       }),
       messages: conversation.messages,
-      tools: this.tools(settings, schema),
+      tools: this.tools(settings, schema).map((tool) =>
+        gated(tool, { mode: settings.approve, extractBudgetRows: this.options.extractBudgetRows ?? 1_000_000 }),
+      ),
       context,
       params: this.params('act', settings),
       stopWhen: [
@@ -160,11 +133,118 @@ export class Agent {
         afterMs(this.options.maxTurnMs ?? 20 * 60_000),
       ],
       beforeToolCall: (call) => emit({ kind: 'status', text: describeCall(call) }),
-      onToolCall: (call, outcome) => {
+      onToolCall: async (call, outcome) => {
         this.options.logger.debug({ tool: call.name, failed: outcome.failed ?? false }, 'tool call');
+        await request.log({
+          kind: 'tool_call',
+          callId: call.id,
+          tool: call.name,
+          arguments: call.arguments,
+          result: outcome.content.slice(0, 4000),
+          failed: outcome.failed ?? false,
+        });
       },
     });
     return this.finish(result, conversation, emit);
+  }
+
+  /**
+   * Starts work on a request (or on a request whose triage question was just answered): triage,
+   * the playbook to follow, the plan. Returns the outcome when the turn ends here.
+   */
+  private async open(
+    request: TurnRequest,
+    pending: Extract<PendingQuestion, { kind: 'triage' }> | undefined,
+    schema: string,
+  ): Promise<TurnOutcome | { plan: string; playbook: string }> {
+    const { conversation, settings, emit } = request;
+    let plan = '';
+    let playbook = this.playbook(conversation.playbook);
+    const text = pending
+      ? `${pending.request}\n\n(Asked "${pending.text}", the user answered: ${answerText(pending, request.text)})`
+      : request.text;
+    if (!pending) {
+      const decision = await triage({
+        llm: this.options.llm,
+        prompt: this.options.prompts.triage,
+        params: this.params('triage', settings),
+        schema,
+        request: text,
+        signal: request.signal,
+        logger: this.options.logger,
+      });
+      if (decision.verdict === 'ambiguous' && decision.question) {
+        const choices = decision.choices ? { choices: decision.choices } : {};
+        conversation.pending = { kind: 'triage', request: text, text: decision.question, ...choices };
+        await emit({ kind: 'question', text: decision.question, ...choices });
+        return 'asked';
+      }
+      if (decision.verdict === 'out_of_scope') {
+        const tables = this.options.databases.map((database) => database.name).join(', ');
+        await emit({
+          kind: 'text',
+          markdown: `I can't answer that from the data I have: ${decision.reason ?? 'it is not in these databases'}.\n\nWhat I can see (${tables}):\n${schema}`,
+        });
+        return 'out_of_scope';
+      }
+      const [followed] = rankPlaybooks(this.options.playbooks ?? [], text);
+      if (followed) {
+        conversation.playbook = followed.playbook.file;
+        playbook = this.playbook(followed.playbook.file);
+        await emit({
+          kind: 'text',
+          markdown: `Following playbook: ${followed.playbook.title} (${followed.playbook.file})`,
+        });
+      } else {
+        delete conversation.playbook;
+        playbook = '';
+      }
+      if (settings.decompose === 'on' || (settings.decompose === 'auto' && decision.multi_step)) {
+        plan = await this.plan(text, schema, playbook, settings, request.signal);
+        await emit({ kind: 'text', markdown: `Plan:\n${plan}` });
+      }
+    }
+    conversation.request = text;
+    await request.log({ kind: 'request', text });
+    conversation.messages.push({ role: 'user', content: text });
+    return { plan, playbook };
+  }
+
+  /** The result of the call a paused turn waited on: the answer, the review decision, or the approved cell's run. */
+  private async resume(
+    pending: Exclude<PendingQuestion, { kind: 'triage' }>,
+    request: TurnRequest,
+    context: ToolContext,
+  ): Promise<string> {
+    if (pending.kind === 'tool') return `The user answered: ${answerText(pending, request.text)}`;
+    const resume = request.resume;
+    if (pending.kind === 'review') {
+      return resume?.kind === 'review'
+        ? resume.result
+        : `The section is still waiting for review. The user said: ${request.text}`;
+    }
+    const approval =
+      resume?.kind === 'approval'
+        ? resume
+        : { decision: 'skip' as const, user: '', note: request.text, code: undefined };
+    await request.log({ kind: 'approval', user: approval.user, decision: approval.decision, code: pending.code });
+    if (approval.decision === 'skip') {
+      return `The user skipped this cell; it did not run.${approval.note ? ` They said: ${approval.note}` : ''} Do not run it again unless they ask.`;
+    }
+    const tool = this.tools(request.settings, '').find((candidate) => candidate.name === pending.tool);
+    const held = HELD_TOOLS[pending.tool];
+    if (!tool || !held) return `The held call to ${pending.tool} can no longer run.`;
+    const args = JSON.parse(pending.arguments) as Record<string, unknown>;
+    const edited = approval.decision === 'edit' && approval.code !== undefined && approval.code !== pending.code;
+    if (edited) {
+      args[held.field] = approval.code;
+      await request.log({ kind: 'edit', user: approval.user, original: pending.code, edited: approval.code ?? '' });
+    }
+    await request.emit({ kind: 'status', text: `running the ${edited ? 'edited' : 'approved'} ${held.language} cell` });
+    const outcome = await tool.execute(args, { ...context, author: edited ? 'human' : 'model' });
+    return edited
+      ? `The user edited the code before it ran. What ran:\n${approval.code}\n\nResult:\n${outcome.content}`
+      : outcome.content;
   }
 
   private async finish(
@@ -177,8 +257,23 @@ export class Agent {
       return 'answered';
     }
     if (result.reason === 'asked') {
-      conversation.pending = { kind: 'tool', callId: result.callId, ...result.question };
-      await emit({ kind: 'question', ...result.question });
+      const { pause, callId } = result;
+      if (pause.kind === 'question') {
+        const { kind: _, ...question } = pause;
+        conversation.pending = { kind: 'tool', callId, ...question };
+        await emit({ kind: 'question', ...question });
+      } else {
+        conversation.pending = { ...pause, callId };
+        if (pause.kind === 'approval') {
+          await emit({
+            kind: 'approval',
+            id: callId,
+            language: pause.language,
+            code: pause.code,
+            reason: pause.reason,
+          });
+        }
+      }
       return 'asked';
     }
     if (result.reason === 'repair_limit') {
@@ -249,23 +344,4 @@ export class Agent {
       ...(model ? { model } : {}),
     };
   }
-}
-
-/** A status line for a tool call: the tool and the gist of its arguments. */
-function describeCall(call: ToolCall): string {
-  let args: Record<string, unknown> = {};
-  try {
-    args = JSON.parse(call.arguments) as Record<string, unknown>;
-  } catch {
-    // malformed arguments: the tool result will say so
-  }
-  const gist = [args.name, args.table, args.sql, args.code, args.question].find((value) => typeof value === 'string');
-  const line = typeof gist === 'string' ? gist.replace(/\s+/g, ' ').trim() : '';
-  return line ? `${call.name}: ${line.length > 80 ? `${line.slice(0, 79)}…` : line}` : call.name;
-}
-
-function firstLine(text: string): string {
-  const lines = text.split('\n').filter((line) => line.trim() !== '');
-  const error = lines.find((line) => /^error:/.test(line)) ?? lines[0] ?? '';
-  return error.slice(0, 300);
 }

@@ -1,11 +1,17 @@
 /** What the agent remembers of a thread between turns; stored with the session. */
 import type { ChatMessage } from '../ports/llm.js';
+import type { Cell, Figure } from '../report/report.js';
+import type { Pause } from './tool.js';
 
 export type PendingQuestion =
   /** The model called ask_user: the answer becomes that call's tool result. */
   | { kind: 'tool'; callId: string; text: string; choices?: string[] }
   /** Triage found the request ambiguous: the answer is added to the original request. */
-  | { kind: 'triage'; request: string; text: string; choices?: string[] };
+  | { kind: 'triage'; request: string; text: string; choices?: string[] }
+  /** A drafted section awaits review: the decision becomes the draft_section call's result. */
+  | ({ callId: string } & Extract<Pause, { kind: 'review' }>)
+  /** A cell awaits approval: Run / Edit / Skip decides what runs, and its outcome is the call's result. */
+  | ({ callId: string } & Extract<Pause, { kind: 'approval' }>);
 
 export interface Conversation {
   /** The working history (user, assistant and tool messages), without the system prompt. */
@@ -13,13 +19,16 @@ export interface Conversation {
   pending?: PendingQuestion;
   /** The playbook (file name) the current request follows, kept while a question is pending. */
   playbook?: string;
-  drafts: Array<{ title: string; markdown: string }>;
+  /** The request being worked on (after triage and any clarification); sections record it. */
+  request?: string;
+  /** Cells and charts since the last section draft: the work behind the next section. */
+  work: { cells: Cell[]; figures: Figure[] };
 }
 
-export const emptyConversation = (): Conversation => ({ messages: [], drafts: [] });
+export const emptyConversation = (): Conversation => ({ messages: [], work: { cells: [], figures: [] } });
 
 /** A reply to a question with choices may be the choice's number. */
-export function answerText(pending: PendingQuestion, reply: string): string {
+export function answerText(pending: { choices?: string[] }, reply: string): string {
   const index = Number(reply.trim()) - 1;
   const choice = Number.isInteger(index) ? pending.choices?.[index] : undefined;
   return choice ?? reply;

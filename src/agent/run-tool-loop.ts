@@ -5,7 +5,7 @@
  */
 import type { ChatMessage, CompletionParams, LlmClient, ToolCall } from '../ports/llm.js';
 import { firstStop, type LoopState, type StopCondition, type StopReason } from './stop-conditions.js';
-import type { AgentTool, ToolContext, ToolOutcome } from './tool.js';
+import type { AgentTool, Pause, ToolContext, ToolOutcome } from './tool.js';
 import { parseToolArguments, toolSpec } from './tool-schema.js';
 
 export interface ToolLoopOptions {
@@ -25,7 +25,8 @@ export interface ToolLoopOptions {
 
 export type ToolLoopResult =
   | { reason: 'answered'; text: string; state: LoopState }
-  | { reason: 'asked'; question: { text: string; choices?: string[] }; callId: string; state: LoopState }
+  /** A tool paused the turn (question, review, approval); its call is answered when the turn resumes. */
+  | { reason: 'asked'; pause: Pause; callId: string; state: LoopState }
   | { reason: Exclude<StopReason, 'asked'>; state: LoopState; failures: string[] };
 
 /** Tools whose failures count towards the repair limit. */
@@ -44,7 +45,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     lastTools: [],
   };
   const failures: string[] = [];
-  let question: { text: string; choices?: string[]; callId: string } | undefined;
+  let paused: { pause: Pause; callId: string } | undefined;
   let reason: StopReason | undefined;
   do {
     const completion = await llm.complete({
@@ -62,10 +63,10 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
       await options.beforeToolCall?.(call);
       const outcome = await runCall(byName, call, context);
       await options.onToolCall?.(call, outcome);
-      if (outcome.question) {
-        question = { ...outcome.question, callId: call.id };
+      if (outcome.pause && !paused) {
+        paused = { pause: outcome.pause, callId: call.id };
         state.asked = true;
-        continue; // its tool result is the user's answer, added when the turn resumes
+        continue; // its tool result is the person's answer or decision, added when the turn resumes
       }
       messages.push({ role: 'tool', toolCallId: call.id, content: outcome.content });
       if (REPAIRABLE.has(call.name)) {
@@ -80,10 +81,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     }
     reason = firstStop(options.stopWhen, state);
   } while (reason === undefined);
-  if (reason === 'asked' && question) {
-    const { callId, ...asked } = question;
-    return { reason: 'asked', question: asked, callId, state };
-  }
+  if (reason === 'asked' && paused) return { reason: 'asked', ...paused, state };
   return { reason: reason === 'asked' ? 'step_limit' : reason, state, failures };
 }
 

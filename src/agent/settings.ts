@@ -1,8 +1,9 @@
 /**
  * Per-thread agent settings, changed by a chat command such as
- * `@tally set temperature=0.2 decompose=on review=off cot=on model=gpt-4o` and kept with the session.
+ * `@tally set temperature=0.2 decompose=on review=off cot=on model=gpt-4o approve=risky` and kept with the session.
  */
 import { z } from 'zod';
+import { APPROVAL_MODES } from './approval.js';
 
 const onOff = z.enum(['on', 'off']);
 
@@ -17,6 +18,8 @@ const settingsSchema = z.object({
   cot: onOff.default('off'),
   /** Overrides the configured model for every stage. */
   model: z.string().min(1).optional(),
+  /** Ask before running cells: never, only risky ones, or always. Default: the channel's, from the config. */
+  approve: z.enum(APPROVAL_MODES).optional(),
 });
 
 export type AgentSettings = z.infer<typeof settingsSchema>;

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Post } from '../ports/chat.js';
 import type { Database } from '../ports/database.js';
 import type { Kernel } from '../ports/sandbox.js';
+import type { Author, Cell } from '../report/report.js';
 
 export interface ToolContext {
   /** The session's kernel, started on first use. */
@@ -11,11 +12,56 @@ export interface ToolContext {
   /** Posts to the thread (charts, previews) while the turn runs. */
   emit: (post: Post) => Promise<void>;
   signal: AbortSignal;
-  /** Drafts recorded by `draft_section`, kept with the session. */
-  drafts: Array<{ title: string; markdown: string }>;
+  /** The work behind the next report section, and the report's drafts. */
+  work: Workbench;
+  /** Who wrote the code the tool runs now: the model, or a person who edited it before it ran. */
+  author: Author;
   /** Keeps what rebuilt the kernel's state, so a new kernel can be brought back to it. */
   record: (entry: KernelJournalEntry) => Promise<void>;
 }
+
+/** A cell as a tool reports it; author, figures and time are filled in by the workbench. */
+export type WorkCell = Omit<Cell, 'author' | 'figures' | 'ranAt'>;
+
+/** A section draft as recorded, with what its review request shows. */
+export interface DraftedSection {
+  section: string;
+  version: number;
+  title: string;
+  stage?: string;
+  narrative: string;
+  cells: Cell[];
+  figures: Array<{ title: string; png: Buffer; alt: string }>;
+}
+
+export interface Workbench {
+  /**
+   * Keeps a cell that ran, with its charts, as work behind the next section (and logs it). A failed
+   * cell is only logged: the report keeps what worked.
+   */
+  addCell(cell: WorkCell, figures: Array<{ png: Buffer; title: string; alt: string }>, ok: boolean): Promise<void>;
+  /**
+   * Turns the work since the last draft into a section draft, or into a new version of the section
+   * awaiting revision (`revises`, or the one section that awaits it).
+   */
+  draft(input: { title: string; narrative: string; stage?: string; revises?: string }): Promise<DraftedSection>;
+}
+
+/** Why a turn waits for a person. */
+export type Pause =
+  /** ask_user: the answer becomes the call's result. */
+  | { kind: 'question'; text: string; choices?: string[] }
+  /** draft_section: the review decision becomes the call's result. */
+  | { kind: 'review'; section: string; version: number }
+  /** A cell held for approval: Run / Edit / Skip decides what runs. */
+  | {
+      kind: 'approval';
+      tool: string;
+      arguments: string;
+      language: 'python' | 'sql';
+      code: string;
+      reason: string;
+    };
 
 /**
  * How a kernel's state can be rebuilt: cells that ran successfully, and extractions (their files do
@@ -30,8 +76,8 @@ export interface ToolOutcome {
   content: string;
   /** The tool did not do its job (user-code error, rejected SQL): counts towards the repair limit. */
   failed?: boolean;
-  /** The turn pauses here until the user answers (ask_user). */
-  question?: { text: string; choices?: string[] };
+  /** The turn pauses here until a person answers, decides or approves; the call's result comes then. */
+  pause?: Pause;
 }
 
 export interface AgentTool<A = unknown> {

@@ -38,7 +38,45 @@ export type Post =
   /** What the agent is doing now; adapters show it transiently. */
   | { kind: 'status'; text: string }
   /** Something went wrong; honest and short. */
-  | { kind: 'error'; text: string };
+  | { kind: 'error'; text: string }
+  /**
+   * A report section (or a playbook draft, id `playbook`) waiting for review: narrative, figures and
+   * the code and SQL behind it (shown folded), with the `controls` as buttons.
+   */
+  | {
+      kind: 'review';
+      id: string;
+      version: number;
+      title: string;
+      stage?: string;
+      markdown: string;
+      figures: Array<{ title: string; png: Buffer; alt: string }>;
+      cells: Array<{ language: 'python' | 'sql'; code: string; author: 'model' | 'human' }>;
+      controls: ReviewControl[];
+    }
+  /** A cell waiting for approval before it runs: Run / Edit / Skip. */
+  | { kind: 'approval'; id: string; language: 'python' | 'sql'; code: string; reason: string }
+  /** A file for the thread (report exports); `name` may hold a folder, e.g. `figures/s1-1.png`. */
+  | { kind: 'file'; name: string; mime: string; content: Buffer; title?: string }
+  /** For one person only (ephemeral where the platform has it), e.g. a polite refusal. */
+  | { kind: 'notice'; userId: string; text: string };
+
+export type ReviewControl = 'accept' | 'revise' | 'discard';
+
+/**
+ * Ids of the controls adapters render for review, approval and question posts. A click arrives as
+ * `Inbound.action`: review controls carry `<id>@<version>` as value (feedback for revise in `text`);
+ * Edit carries the new code in `text`; a choice carries the choice.
+ */
+export const ACTION_IDS = {
+  accept: 'review.accept',
+  revise: 'review.revise',
+  discard: 'review.discard',
+  run: 'approval.run',
+  edit: 'approval.edit',
+  skip: 'approval.skip',
+  choice: 'question.choice',
+} as const;
 
 export interface MessageRef {
   threadKey: ThreadKey;

@@ -117,7 +117,9 @@ export function findSection(report: Report, id: string): Section {
 export function addDraft(report: Report, input: DraftInput): { section: Section; version: SectionVersion } {
   const revised = input.revises ? findSection(report, input.revises) : undefined;
   if (revised && revised.status !== 'revision-requested' && revised.status !== 'draft') {
-    throw new ReviewError(`Section ${revised.id} is ${revised.status}; only a draft or a section awaiting revision can get a new version.`);
+    throw new ReviewError(
+      `Section ${revised.id} is ${revised.status}; only a draft or a section awaiting revision can get a new version.`,
+    );
   }
   const section: Section = revised ?? {
     id: `s${report.sections.length + 1}`,
@@ -128,7 +130,9 @@ export function addDraft(report: Report, input: DraftInput): { section: Section;
     ...(input.stage ? { stage: input.stage } : {}),
   };
   const previous = section.versions.at(-1);
-  const feedback = previous ? section.decisions.findLast((decision) => decision.action === 'revise')?.feedback : undefined;
+  const feedback = previous
+    ? section.decisions.findLast((decision) => decision.action === 'revise')?.feedback
+    : undefined;
   const version: SectionVersion = {
     version: section.versions.length + 1,
     title: input.title,

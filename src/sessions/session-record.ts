@@ -6,10 +6,14 @@ import type { ThreadKey } from '../ports/chat.js';
 export interface SessionRecord {
   threadKey: ThreadKey;
   createdAt: number;
-  /** Who started the thread; reviewers and owners matter in later features. */
+  /** Who started the thread: they (and configured reviewers) decide on sections and cells. */
   owner: string;
   settings: AgentSettings;
   conversation: Conversation;
+  /** Revise was chosen without feedback: the next reply from a reviewer is the feedback for this section. */
+  feedbackFor?: { section: string; version: number };
+  /** A playbook drafted from the accepted report, shown for review and not yet written. */
+  playbookDraft?: { file: string; title: string; markdown: string };
 }
 
 export type { KernelJournalEntry as JournalEntry } from '../agent/tool.js';

@@ -1,28 +1,45 @@
 /**
  * Routes inbound messages to their thread's session: one turn per thread at a time (messages that
  * arrive meanwhile wait their turn, none is lost; `stop` cancels the running turn at once), chat
- * commands, code the user runs themselves, and the agent for everything else.
+ * commands, review and approval decisions, code the user runs themselves, and the agent for
+ * everything else. Everything is written to the session's log.
  */
-import type { Agent } from '../agent/agent.js';
+import type { Agent, Resume } from '../agent/agent.js';
+import type { ApprovalMode } from '../agent/approval.js';
+import { emptyConversation } from '../agent/conversation.js';
 import { describeSettings, parseSetCommand } from '../agent/settings.js';
-import { describeExecution } from '../agent/tools/kernel-tools.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Inbound, Post, ThreadKey } from '../ports/chat.js';
-import type { Database } from '../ports/database.js';
-import type { Kernel } from '../ports/sandbox.js';
 import type { Store } from '../ports/store.js';
+import { mayReview } from '../report/report.js';
+import { ReportBook } from '../report/report-book.js';
+import {
+  decidePlaybook,
+  draftPlaybookFromReport,
+  exportThreadReport,
+  type ReportCommandOptions,
+} from './report-commands.js';
+import { feedbackTarget, handleApproval, handleReview } from './review-desk.js';
 import type { SessionKernels } from './session-kernel.js';
+import { type LogEvent, SESSIONS_LIST, SessionLog } from './session-log.js';
 import { lockName, newSession, type SessionRecord, sessionKey } from './session-record.js';
+import { sessionWorkbench } from './session-workbench.js';
+import { parseThreadCommand } from './thread-command.js';
+import { DONE, type Handled, type ThreadContext } from './thread-context.js';
 import { findUserCode } from './user-code.js';
+import { runUserCode } from './user-code-run.js';
 
-export interface SessionRouterOptions {
+export interface SessionRouterOptions extends ReportCommandOptions {
   agent: Agent;
   kernels: SessionKernels;
-  databases: Database[];
   store: Store;
   /** Posts to a thread through whichever adapter it came from. */
   post: (threadKey: ThreadKey, post: Post) => Promise<unknown>;
+  /** User ids who may decide on sections and cells in any thread, besides its owner. */
+  reviewers: readonly string[];
+  /** The approval mode of a thread that has not set one (its channel's default). */
+  approvalMode: (threadKey: ThreadKey) => ApprovalMode;
   logger: Logger;
 }
 
@@ -36,7 +53,7 @@ export class SessionRouter {
 
   /** Resolves when this message has been handled (after the turns queued before it). */
   handle(inbound: Inbound): Promise<void> {
-    if (STOP.test(inbound.text)) return this.stop(inbound.threadKey);
+    if (STOP.test(inbound.text) && !inbound.action) return this.stop(inbound.threadKey);
     const previous = this.queues.get(inbound.threadKey) ?? Promise.resolve();
     const next = previous.then(() =>
       this.options.store.withLock(lockName(inbound.threadKey), () => this.turn(inbound), { ttlMs: 30 * 60_000 }),
@@ -64,95 +81,136 @@ export class SessionRouter {
   }
 
   private async turn(inbound: Inbound): Promise<void> {
-    const { store, post } = this.options;
+    const { store } = this.options;
     const { threadKey } = inbound;
-    const session =
-      (await store.get<SessionRecord>(sessionKey(threadKey))) ??
-      newSession(threadKey, inbound.user.id, inbound.receivedAt);
-    const emit = (message: Post) => post(threadKey, message).then(() => undefined);
-    const command = parseSetCommand(inbound.text, session.settings);
-    if (command) {
-      if ('error' in command) await emit({ kind: 'error', text: command.error });
+    const stored = await store.get<SessionRecord>(sessionKey(threadKey));
+    const session = stored ?? newSession(threadKey, inbound.user.id, inbound.receivedAt);
+    if (!stored) await store.append(SESSIONS_LIST, threadKey);
+    session.conversation = { ...emptyConversation(), ...session.conversation };
+    const log = new SessionLog(store, threadKey);
+    const emit = async (post: Post) => {
+      await this.options.post(threadKey, post);
+      const event = postEvent(post);
+      if (event) await log.append(event);
+    };
+    await log.append({
+      kind: 'message',
+      user: inbound.user.id,
+      text: inbound.text,
+      ...(inbound.action ? { action: inbound.action } : {}),
+    });
+    const thread: ThreadContext = {
+      inbound,
+      session,
+      book: new ReportBook(store, threadKey),
+      log,
+      emit,
+      reviewers: this.options.reviewers,
+    };
+    try {
+      const handled = await this.dispatch(thread);
+      if (handled.kind !== 'done') await this.work(thread, handled);
+    } finally {
+      await store.set(sessionKey(threadKey), session);
+    }
+  }
+
+  /** Settings, report commands and decisions; what is left is work for the agent or the kernel. */
+  private async dispatch(thread: ThreadContext): Promise<Handled> {
+    const { inbound, session, emit } = thread;
+    const set = parseSetCommand(inbound.text, session.settings);
+    if (set && !inbound.action) {
+      if ('error' in set) await emit({ kind: 'error', text: set.error });
       else {
-        session.settings = command.settings;
+        session.settings = set.settings;
         await emit({ kind: 'text', markdown: `Settings: ${describeSettings(session.settings)}` });
       }
-      await store.set(sessionKey(threadKey), session);
-      return;
+      return DONE;
     }
+    const command = parseThreadCommand(inbound);
+    const pending = session.conversation.pending;
+    if (command?.kind === 'export') return exportThreadReport(thread, this.options);
+    if (command?.kind === 'save-playbook') return draftPlaybookFromReport(thread, this.options, command.title);
+    if (command?.kind === 'review') {
+      const forPlaybook =
+        command.section === 'playbook' || (!command.section && session.playbookDraft && !feedbackTarget(thread));
+      return forPlaybook ? decidePlaybook(thread, this.options, command.action) : handleReview(thread, command);
+    }
+    if (pending?.kind === 'approval' && (command?.kind === 'approval' || !findUserCode(inbound.text))) {
+      // A reply that is not a decision skips the cell and reaches the model as the user's words.
+      return handleApproval(thread, pending, command?.kind === 'approval' ? command : undefined);
+    }
+    if (command?.kind === 'approval') {
+      await emit({ kind: 'text', markdown: 'No cell is waiting for approval.' });
+      return DONE;
+    }
+    const target = feedbackTarget(thread);
+    if (target && !findUserCode(inbound.text)) {
+      if (!mayReview(inbound.user.id, session.owner, thread.reviewers)) {
+        await emit({
+          kind: 'notice',
+          userId: inbound.user.id,
+          text: `This thread is waiting for a review of ${target.section} by the person who started it or a reviewer.`,
+        });
+        return DONE;
+      }
+      return handleReview(thread, { kind: 'review', action: 'revise', ...target, feedback: inbound.text });
+    }
+    return { kind: 'request', text: inbound.text };
+  }
+
+  /** Runs the agent (a request, or a paused turn resuming) or the user's own code. */
+  private async work(thread: ThreadContext, handled: Exclude<Handled, { kind: 'done' }>): Promise<void> {
+    const { inbound, session, emit } = thread;
+    const { threadKey } = inbound;
     const controller = new AbortController();
     this.running.set(threadKey, controller);
-    try {
-      const kernel = async () => {
-        const restored = await this.options.kernels.acquire(threadKey);
-        if (restored.replayed + restored.failed > 0) {
-          await emit({
-            kind: 'status',
-            text: `Restored this session's kernel: ${restored.replayed} steps replayed${restored.failed ? `, ${restored.failed} failed` : ''}.`,
-          });
-        }
-        return restored.kernel;
-      };
-      const record = async (entry: Parameters<SessionKernels['record']>[1]) => {
-        await this.options.kernels.record(threadKey, entry);
-      };
-      const code = findUserCode(inbound.text);
-      if (code) await this.runUserCode(code, kernel, record, emit, controller.signal);
-      else {
-        await this.options.agent.runTurn({
-          text: inbound.text,
-          conversation: session.conversation,
-          settings: session.settings,
-          kernel,
-          emit,
-          record,
-          signal: controller.signal,
+    const work = sessionWorkbench({ book: thread.book, conversation: session.conversation, log: thread.log });
+    const kernel = async () => {
+      const restored = await this.options.kernels.acquire(threadKey);
+      if (restored.replayed + restored.failed > 0) {
+        await emit({
+          kind: 'status',
+          text: `Restored this session's kernel: ${restored.replayed} steps replayed${restored.failed ? `, ${restored.failed} failed` : ''}.`,
         });
       }
+      return restored.kernel;
+    };
+    const record = async (entry: Parameters<SessionKernels['record']>[1]) => {
+      await this.options.kernels.record(threadKey, entry);
+    };
+    try {
+      const code = handled.kind === 'request' ? findUserCode(handled.text) : undefined;
+      if (code) {
+        await runUserCode(code, {
+          kernel,
+          record,
+          emit,
+          work,
+          databases: this.options.databases,
+          signal: controller.signal,
+        });
+        return;
+      }
+      const resume: Resume | undefined = handled.kind === 'resume' ? handled.resume : undefined;
+      await this.options.agent.runTurn({
+        text: handled.kind === 'request' ? handled.text : inbound.text,
+        conversation: session.conversation,
+        settings: { ...session.settings, approve: session.settings.approve ?? this.options.approvalMode(threadKey) },
+        kernel,
+        emit,
+        record,
+        work,
+        log: (event) => thread.log.append(event),
+        signal: controller.signal,
+        ...(resume ? { resume } : {}),
+      });
     } catch (error) {
       if (!controller.signal.aborted) throw error;
       await emit({ kind: 'text', markdown: 'Stopped. The session and its variables are kept.' });
     } finally {
       this.running.delete(threadKey);
-      await store.set(sessionKey(threadKey), session);
     }
-  }
-
-  private async runUserCode(
-    code: NonNullable<ReturnType<typeof findUserCode>>,
-    kernel: () => Promise<Kernel>,
-    record: (entry: Parameters<SessionKernels['record']>[1]) => Promise<void>,
-    emit: (post: Post) => Promise<void>,
-    signal: AbortSignal,
-  ): Promise<void> {
-    if (code.language === 'sql') {
-      const database = this.options.databases[0];
-      if (!database) throw new Error('no database is configured');
-      try {
-        const result = await database.query(code.code, { maxRows: 50, signal });
-        await emit({
-          kind: 'table',
-          columns: result.columns.map((column) => column.name),
-          rows: result.rows,
-          truncated: result.truncated,
-        });
-      } catch (error) {
-        if (!(error instanceof AppError) || error.code === 'DATABASE_UNAVAILABLE') throw error;
-        await emit({ kind: 'code', language: 'sql', code: code.code, error: error.message });
-      }
-      return;
-    }
-    const execution = await (await kernel()).run(code.code, { signal });
-    if (!execution.error) await record({ kind: 'python', code: code.code });
-    for (const figure of execution.figures)
-      await emit({ kind: 'chart', title: 'Figure', png: figure.png, alt: 'chart from your code' });
-    const output = describeExecution(execution);
-    await emit({
-      kind: 'code',
-      language: 'python',
-      code: code.code,
-      ...(execution.error ? { error: output } : { output }),
-    });
   }
 
   private async fail(threadKey: ThreadKey, error: unknown): Promise<void> {
@@ -160,5 +218,31 @@ export class SessionRouter {
     const text =
       error instanceof AppError ? error.message : 'Something went wrong on my side; the details are in the log.';
     await this.options.post(threadKey, { kind: 'error', text }).catch(() => {});
+  }
+}
+
+/** What the log keeps of a post: its text (charts and files by title); status lines are not kept. */
+function postEvent(post: Post): LogEvent | undefined {
+  switch (post.kind) {
+    case 'status':
+      return undefined;
+    case 'text':
+      return { kind: 'post', post: post.kind, text: post.markdown };
+    case 'code':
+      return { kind: 'post', post: post.kind, text: [post.code, post.output ?? post.error ?? ''].join('\n') };
+    case 'table':
+      return { kind: 'post', post: post.kind, text: `${post.columns.join(', ')} (${post.rows.length} rows)` };
+    case 'chart':
+      return { kind: 'post', post: post.kind, text: post.title };
+    case 'file':
+      return { kind: 'post', post: post.kind, text: post.name };
+    case 'review':
+      return { kind: 'post', post: post.kind, text: `${post.id} v${post.version}: ${post.title}` };
+    case 'approval':
+      return { kind: 'post', post: post.kind, text: post.code };
+    case 'question':
+    case 'error':
+    case 'notice':
+      return { kind: 'post', post: post.kind, text: post.text };
   }
 }

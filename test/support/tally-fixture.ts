@@ -29,8 +29,17 @@ export interface TallyFixture {
   thread: string;
   server: ScriptedModelServer;
   posts: PostedMessage[];
+  /** TALLY_HOME of this run. */
+  home: string;
   /** Sends a message to a thread and waits until it has been handled. */
   say(text: string, threadKey?: string): Promise<void>;
+  /** Sends a message or a click as someone (default U1, the owner of threads U1 starts). */
+  send(message: {
+    text?: string;
+    user?: string;
+    action?: { id: string; value: string };
+    threadKey?: string;
+  }): Promise<void>;
   /** Text of the posts of a thread (charts as "[chart]"). */
   transcript(threadKey?: string): string;
   /** Stops tally but keeps TALLY_HOME and the database, as a process that is stopped would. */
@@ -85,8 +94,18 @@ export async function startTallyFixture(script: ScriptStep[], env: Record<string
     },
     posts,
     thread,
+    home,
     async say(text, threadKey = thread) {
-      await fixture.tally.router.handle({ threadKey, user: { id: 'U1', name: 'ann' }, text, receivedAt: Date.now() });
+      await fixture.send({ text, threadKey });
+    },
+    async send({ text = '', user = 'U1', action, threadKey = thread }) {
+      await fixture.tally.router.handle({
+        threadKey,
+        user: { id: user },
+        text,
+        receivedAt: Date.now(),
+        ...(action ? { action } : {}),
+      });
     },
     transcript(threadKey = thread) {
       return posts

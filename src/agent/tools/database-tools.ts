@@ -73,7 +73,19 @@ export const runSql = defineTool({
       const more = result.truncated
         ? `\n(first ${result.rows.length} rows; there are more)`
         : `\n(${result.rows.length} rows)`;
-      return { content: truncateForModel(table + more) };
+      const content = truncateForModel(table + more);
+      await context.work.addCell(
+        {
+          language: 'sql',
+          code: sql,
+          database: db.name,
+          rows: result.rows.length,
+          output: truncateForModel(content, 2000),
+        },
+        [],
+        true,
+      );
+      return { content };
     });
   },
 });
@@ -95,7 +107,13 @@ export const loadDataframe = defineTool({
       const provenance = await db.extract(sql, kernel, name, { signal: context.signal });
       await context.record({ kind: 'extract', database: db.name, sql, name });
       const dtypes = provenance.columns.map((column) => `${column.name}: ${column.dtype}`).join(', ');
-      return { content: `${name}: ${provenance.rows} rows loaded from ${db.name}. Columns: ${dtypes}` };
+      const content = `${name}: ${provenance.rows} rows loaded from ${db.name}. Columns: ${dtypes}`;
+      await context.work.addCell(
+        { language: 'sql', code: sql, database: db.name, dataframe: name, rows: provenance.rows, output: content },
+        [],
+        true,
+      );
+      return { content };
     });
   },
 });

@@ -1,8 +1,9 @@
 /** Tools that use the session's kernel and the thread: run_python, ask_user, draft_section. */
 import { z } from 'zod';
 import type { Execution } from '../../ports/sandbox.js';
+import { ReviewError } from '../../report/report.js';
 import { truncateForModel } from '../format-for-model.js';
-import { defineTool } from '../tool.js';
+import { type DraftedSection, defineTool } from '../tool.js';
 
 /** What the model reads back from a cell: output, value, error with traceback, and what happened. */
 export function describeExecution(execution: Execution): string {
@@ -29,16 +30,17 @@ export const runPython = defineTool({
   async execute({ code }, context) {
     const kernel = await context.kernel();
     const execution = await kernel.run(code, { signal: context.signal });
-    if (!execution.error) await context.record({ kind: 'python', code });
-    for (const [index, figure] of execution.figures.entries()) {
-      await context.emit({
-        kind: 'chart',
-        title: `Figure ${index + 1}`,
-        png: figure.png,
-        alt: 'chart from the analysis',
-      });
-    }
-    return { content: truncateForModel(describeExecution(execution)), failed: execution.error !== undefined };
+    const ok = execution.error === undefined;
+    if (ok) await context.record({ kind: 'python', code });
+    const figures = execution.figures.map((figure, index) => ({
+      png: figure.png,
+      title: `Figure ${index + 1}`,
+      alt: 'chart from the analysis',
+    }));
+    for (const figure of figures) await context.emit({ kind: 'chart', ...figure });
+    const described = describeExecution(execution);
+    await context.work.addCell({ language: 'python', code, output: truncateForModel(described, 2000) }, figures, ok);
+    return { content: truncateForModel(described), failed: !ok };
   },
 });
 
@@ -48,17 +50,53 @@ export const askUser = defineTool({
     'Ask the user one short clarifying question (optionally with choices). The turn pauses until they answer.',
   schema: z.object({ question: z.string().min(1), choices: z.array(z.string().min(1)).max(5).optional() }),
   async execute({ question, choices }) {
-    return { content: '(waiting for the user)', question: { text: question, ...(choices ? { choices } : {}) } };
+    return {
+      content: '(waiting for the user)',
+      pause: { kind: 'question', text: question, ...(choices ? { choices } : {}) },
+    };
   },
 });
 
 export const draftSection = defineTool({
   name: 'draft_section',
-  description: 'Record a draft section of the analysis report (title and Markdown narrative).',
-  schema: z.object({ title: z.string().min(1), markdown: z.string().min(1) }),
-  async execute({ title, markdown }, context) {
-    context.drafts.push({ title, markdown });
-    await context.emit({ kind: 'text', markdown: `**Draft: ${title}**\n\n${markdown}` });
-    return { content: `Draft '${title}' recorded (${context.drafts.length} so far).` };
+  description:
+    'Hand in one section of the analysis report for review: a title, the stage (e.g. data overview, data quality, ' +
+    'exploration, drivers, model, conclusions) and the Markdown narrative. The cells and charts run since the last ' +
+    'section are attached as its evidence. The turn pauses until a person accepts, asks for a revision or discards it; ' +
+    'when revising, pass `revises` with the section id.',
+  schema: z.object({
+    title: z.string().min(1),
+    markdown: z.string().min(1),
+    stage: z.string().min(1).optional(),
+    revises: z.string().min(1).optional().describe('Id of the section this is a new version of, e.g. s1'),
+  }),
+  async execute({ title, markdown, stage, revises }, context) {
+    let drafted: DraftedSection;
+    try {
+      drafted = await context.work.draft({
+        title,
+        narrative: markdown,
+        ...(stage ? { stage } : {}),
+        ...(revises ? { revises } : {}),
+      });
+    } catch (error) {
+      if (error instanceof ReviewError) return { content: error.message, failed: true };
+      throw error;
+    }
+    await context.emit({
+      kind: 'review',
+      id: drafted.section,
+      version: drafted.version,
+      title: drafted.title,
+      ...(drafted.stage ? { stage: drafted.stage } : {}),
+      markdown: drafted.narrative,
+      figures: drafted.figures,
+      cells: drafted.cells.map(({ language, code, author }) => ({ language, code, author })),
+      controls: ['accept', 'revise', 'discard'],
+    });
+    return {
+      content: `Section ${drafted.section} version ${drafted.version} is posted for review.`,
+      pause: { kind: 'review', section: drafted.section, version: drafted.version },
+    };
   },
 });

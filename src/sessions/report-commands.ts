@@ -1,0 +1,109 @@
+/**
+ * Report commands in a thread: `report` exports the accepted sections (Markdown with its figures,
+ * one HTML page, a notebook) as files; `save as playbook` drafts a playbook from the accepted
+ * sections and shows it for review; accepting the draft writes it where playbooks are read from.
+ */
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Database } from '../ports/database.js';
+import { exportReport } from '../report/export-report.js';
+import { draftPlaybook } from '../report/playbook-draft.js';
+import type { ReportDocument } from '../report/report-document.js';
+import { DONE, type Handled, mayDecide, type ThreadContext } from './thread-context.js';
+
+export interface ReportCommandOptions {
+  databases: Database[];
+  /** Where accepted playbooks are written. */
+  playbookDir: string;
+  /** Told when a playbook was written, so the agent follows it from now on. */
+  onPlaybookSaved: (path: string) => Promise<void>;
+}
+
+const databasesOf = (databases: Database[]): ReportDocument['databases'] =>
+  databases.map((database) => ({ name: database.name, dialect: database.dialect }));
+
+export async function exportThreadReport(thread: ThreadContext, options: ReportCommandOptions): Promise<Handled> {
+  const document = await thread.book.document(databasesOf(options.databases));
+  if (document.sections.length === 0) {
+    await thread.emit({
+      kind: 'text',
+      markdown: 'The report has no accepted sections yet, so there is nothing to export.',
+    });
+    return DONE;
+  }
+  const files = exportReport(document);
+  for (const file of files) {
+    await thread.emit({ kind: 'file', name: file.path, mime: file.mime, content: file.content, title: document.title });
+  }
+  const titles = document.sections.map((section, index) => `${index + 1}. ${section.title}`).join('\n');
+  await thread.emit({
+    kind: 'text',
+    markdown: `Report exported with ${document.sections.length} accepted section(s):\n${titles}\n\nFiles: ${files
+      .map((file) => file.path)
+      .filter((path) => !path.includes('/'))
+      .join(', ')}`,
+  });
+  return DONE;
+}
+
+export async function draftPlaybookFromReport(
+  thread: ThreadContext,
+  options: ReportCommandOptions,
+  title: string | undefined,
+): Promise<Handled> {
+  if (!(await mayDecide(thread, 'save playbooks'))) return DONE;
+  const document = await thread.book.document(databasesOf(options.databases));
+  if (document.sections.length === 0) {
+    await thread.emit({
+      kind: 'text',
+      markdown: 'A playbook is made only from accepted sections, and this report has none yet.',
+    });
+    return DONE;
+  }
+  const existingFiles = await readdir(options.playbookDir).catch(() => []);
+  const draft = draftPlaybook(document, { ...(title ? { title } : {}), existingFiles });
+  thread.session.playbookDraft = draft;
+  await thread.emit({
+    kind: 'review',
+    id: 'playbook',
+    version: 1,
+    title: `Playbook draft: ${draft.title}`,
+    markdown: draft.markdown,
+    figures: [],
+    cells: [],
+    controls: ['accept', 'discard'],
+  });
+  return DONE;
+}
+
+/** Accept writes the drafted playbook; discard drops it. */
+export async function decidePlaybook(
+  thread: ThreadContext,
+  options: ReportCommandOptions,
+  action: 'accept' | 'revise' | 'discard',
+): Promise<Handled> {
+  const draft = thread.session.playbookDraft;
+  if (!draft || !(await mayDecide(thread, 'save playbooks'))) return DONE;
+  if (action === 'revise') {
+    await thread.emit({
+      kind: 'text',
+      markdown: 'A playbook draft can be accepted or discarded; after saving, edit its file to change it.',
+    });
+    return DONE;
+  }
+  delete thread.session.playbookDraft;
+  await thread.log.append({ kind: 'decision', user: thread.inbound.user.id, section: 'playbook', version: 1, action });
+  if (action === 'discard') {
+    await thread.emit({ kind: 'text', markdown: `Discarded the playbook draft '${draft.title}'.` });
+    return DONE;
+  }
+  await mkdir(options.playbookDir, { recursive: true });
+  const path = join(options.playbookDir, draft.file);
+  await writeFile(path, draft.markdown, { flag: 'wx' });
+  await options.onPlaybookSaved(path);
+  await thread.emit({
+    kind: 'text',
+    markdown: `Saved playbook '${draft.title}' as ${path}. Requests like this one will follow it from now on.`,
+  });
+  return DONE;
+}

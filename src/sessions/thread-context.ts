@@ -1,0 +1,37 @@
+/** What the handlers of one inbound message share: the session, its report book and log, and the thread. */
+import type { Resume } from '../agent/agent.js';
+import type { Inbound, Post } from '../ports/chat.js';
+import { mayReview } from '../report/report.js';
+import type { ReportBook } from '../report/report-book.js';
+import type { SessionLog } from './session-log.js';
+import type { SessionRecord } from './session-record.js';
+
+export interface ThreadContext {
+  inbound: Inbound;
+  session: SessionRecord;
+  book: ReportBook;
+  log: SessionLog;
+  emit: (post: Post) => Promise<void>;
+  /** User ids who may decide besides the owner. */
+  reviewers: readonly string[];
+}
+
+/**
+ * What handling a message led to: nothing more to do, a paused turn to resume with a decision, or
+ * a request for the agent (e.g. a revision of a section whose turn has ended).
+ */
+export type Handled = { kind: 'done' } | { kind: 'resume'; resume: Resume } | { kind: 'request'; text: string };
+
+export const DONE: Handled = { kind: 'done' };
+
+/** True when the sender may decide; otherwise tells them (only them, where the platform can) why not. */
+export async function mayDecide(thread: ThreadContext, what: string): Promise<boolean> {
+  const { inbound, session } = thread;
+  if (mayReview(inbound.user.id, session.owner, thread.reviewers)) return true;
+  await thread.emit({
+    kind: 'notice',
+    userId: inbound.user.id,
+    text: `Sorry, only the person who started this thread or a configured reviewer can ${what}.`,
+  });
+  return false;
+}

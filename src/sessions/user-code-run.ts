@@ -1,0 +1,66 @@
+/**
+ * A person's own code block, run without the model: SQL as a preview table, Python in the session
+ * kernel. What runs is work behind the next section like any cell, written by a human.
+ */
+
+import type { KernelJournalEntry, WorkCell } from '../agent/tool.js';
+import { describeExecution } from '../agent/tools/kernel-tools.js';
+import { AppError } from '../errors.js';
+import type { Post } from '../ports/chat.js';
+import type { Database } from '../ports/database.js';
+import type { Kernel } from '../ports/sandbox.js';
+import type { UserCode } from './user-code.js';
+
+export interface UserCodeContext {
+  kernel: () => Promise<Kernel>;
+  record: (entry: KernelJournalEntry) => Promise<void>;
+  emit: (post: Post) => Promise<void>;
+  work: {
+    addHumanCell(
+      cell: WorkCell,
+      figures: Array<{ png: Buffer; title: string; alt: string }>,
+      ok: boolean,
+    ): Promise<void>;
+  };
+  databases: Database[];
+  signal: AbortSignal;
+}
+
+export async function runUserCode(code: UserCode, context: UserCodeContext): Promise<void> {
+  const { emit, work, signal } = context;
+  if (code.language === 'sql') {
+    const database = context.databases[0];
+    if (!database) throw new Error('no database is configured');
+    try {
+      const result = await database.query(code.code, { maxRows: 50, signal });
+      await work.addHumanCell(
+        { language: 'sql', code: code.code, database: database.name, rows: result.rows.length },
+        [],
+        true,
+      );
+      await emit({
+        kind: 'table',
+        columns: result.columns.map((column) => column.name),
+        rows: result.rows,
+        truncated: result.truncated,
+      });
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code === 'DATABASE_UNAVAILABLE') throw error;
+      await work.addHumanCell({ language: 'sql', code: code.code, database: database.name }, [], false);
+      await emit({ kind: 'code', language: 'sql', code: code.code, error: error.message });
+    }
+    return;
+  }
+  const execution = await (await context.kernel()).run(code.code, { signal });
+  const ok = execution.error === undefined;
+  if (ok) await context.record({ kind: 'python', code: code.code });
+  const figures = execution.figures.map((figure) => ({
+    png: figure.png,
+    title: 'Figure',
+    alt: 'chart from your code',
+  }));
+  for (const figure of figures) await emit({ kind: 'chart', ...figure });
+  const output = describeExecution(execution);
+  await work.addHumanCell({ language: 'python', code: code.code, output: output.slice(0, 2000) }, figures, ok);
+  await emit({ kind: 'code', language: 'python', code: code.code, ...(ok ? { output } : { error: output }) });
+}
