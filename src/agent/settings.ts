@@ -35,6 +35,9 @@ export function parseSetCommand(
 ): { settings: AgentSettings } | { error: string } | undefined {
   const match = /^\s*set\s+(.+)$/i.exec(text);
   if (!match?.[1]) return undefined;
+  // "set up a churn model" is a request, not a command: a command starts with a setting's name.
+  const first = match[1].trim().split(/[\s=]/, 1)[0] ?? '';
+  if (!match[1].includes('=') && !KEYS.includes(first as keyof AgentSettings)) return undefined;
   const changes: Record<string, string> = {};
   for (const pair of match[1].trim().split(/\s+/)) {
     const [key, value] = pair.split('=', 2);

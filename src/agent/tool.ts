@@ -39,7 +39,12 @@ export interface Workbench {
    * Keeps a cell that ran, with its charts, as work behind the next section (and logs it). A failed
    * cell is only logged: the report keeps what worked.
    */
-  addCell(cell: WorkCell, figures: Array<{ png: Buffer; title: string; alt: string }>, ok: boolean): Promise<void>;
+  addCell(
+    cell: WorkCell,
+    figures: Array<{ png: Buffer; title: string; alt: string }>,
+    ok: boolean,
+    author: Author,
+  ): Promise<void>;
   /**
    * Turns the work since the last draft into a section draft, or into a new version of the section
    * awaiting revision (`revises`, or the one section that awaits it).

@@ -194,11 +194,7 @@ function modulesImported(code: string): string[] {
 
 // --- hints and example code -------------------------------------------------------------------
 
-/**
- * What the reviewers taught. The document carries only the accepted versions, not the feedback
- * that led to them, so the hints come from what it does carry: revision counts and the cells a
- * person wrote or edited.
- */
+/** What the reviewers taught: the feedback that led to the accepted versions, and the cells a person wrote or edited. */
 function hints(doc: ReportDocument): string[] {
   const lines: string[] = [];
   for (const section of doc.sections) {
@@ -209,16 +205,20 @@ function hints(doc: ReportDocument): string[] {
         `- ${title} was accepted only after ${plural(revisions, 'revision')}: follow its accepted code and narrative closely.`,
       );
     }
+    for (const feedback of section.feedback ?? []) lines.push(`- Reviewers asked for ${title}: ${oneLine(feedback)}`);
     for (const cell of section.cells.filter((candidate) => candidate.author === 'human')) {
       lines.push(
         `- A person wrote or corrected a ${cell.language === 'sql' ? 'SQL' : 'Python'} step of ${title} by hand; keep what it does: ${codeSpan(firstCodeLine(cell.code))}.`,
       );
     }
   }
-  const date = new Date(Math.max(...doc.sections.map((section) => section.acceptedAt))).toISOString().slice(0, 10);
-  const reviewers = unique(doc.sections.map((section) => section.acceptedBy)).join(', ');
+  // The report book gives 0 and '' when a decision is missing; fall back to the export time, leave names out.
+  const at = Math.max(...doc.sections.map((section) => section.acceptedAt)) || doc.exportedAt;
+  const reviewers = unique(doc.sections.map((section) => section.acceptedBy).filter((name) => name !== ''));
+  const by = reviewers.length > 0 ? `, accepted by ${reviewers.join(', ')}` : '';
+  const date = new Date(at).toISOString().slice(0, 10);
   lines.push(
-    `- Drafted from the accepted report of thread \`${doc.threadKey}\` (${plural(doc.sections.length, 'accepted section')}, accepted by ${reviewers}, last on ${date}). Check the numbers on new data before reusing its conclusions.`,
+    `- Drafted from the accepted report of thread \`${doc.threadKey}\` (${plural(doc.sections.length, 'accepted section')}${by}, last on ${date}). Check the numbers on new data before reusing its conclusions.`,
   );
   return lines;
 }

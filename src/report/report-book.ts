@@ -63,6 +63,7 @@ export class ReportBook {
         figures,
         acceptedBy: accepted?.by ?? '',
         acceptedAt: accepted?.at ?? 0,
+        feedback: section.decisions.flatMap((decision) => (decision.feedback ? [decision.feedback] : [])),
       });
     }
     const first = report.sections[0]?.request;

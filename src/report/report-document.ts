@@ -24,6 +24,8 @@ export interface DocumentSection {
   figures: DocumentFigure[];
   acceptedBy: string;
   acceptedAt: number;
+  /** What reviewers asked for in revisions before this version was accepted, oldest first. */
+  feedback?: string[];
 }
 
 export interface ReportDocument {

@@ -13,13 +13,12 @@ export function sessionWorkbench(options: {
   book: ReportBook;
   conversation: Conversation;
   log: SessionLog;
-  /** Who wrote cells that reach the workbench outside a tool (a person's own code block). */
   now?: () => number;
-}): Workbench & { addHumanCell(cell: WorkCell, figures: FigureInput[], ok: boolean): Promise<void> } {
+}): Workbench {
   const { book, conversation, log } = options;
   const now = options.now ?? Date.now;
 
-  async function add(cell: WorkCell, figures: FigureInput[], ok: boolean, author: Author): Promise<void> {
+  async function addCell(cell: WorkCell, figures: FigureInput[], ok: boolean, author: Author): Promise<void> {
     await log.append({ kind: 'cell', language: cell.language, code: cell.code, author, ok });
     if (!ok) return;
     const ids: string[] = [];
@@ -32,8 +31,7 @@ export function sessionWorkbench(options: {
   }
 
   return {
-    addCell: (cell, figures, ok) => add(cell, figures, ok, 'model'),
-    addHumanCell: (cell, figures, ok) => add(cell, figures, ok, 'human'),
+    addCell,
     async draft(input): Promise<DraftedSection> {
       const report = await book.load();
       const awaiting = report.sections.filter((section) => section.status === 'revision-requested');

@@ -3,7 +3,7 @@
  * kernel. What runs is work behind the next section like any cell, written by a human.
  */
 
-import type { KernelJournalEntry, WorkCell } from '../agent/tool.js';
+import type { KernelJournalEntry, Workbench } from '../agent/tool.js';
 import { describeExecution } from '../agent/tools/kernel-tools.js';
 import { AppError } from '../errors.js';
 import type { Post } from '../ports/chat.js';
@@ -15,13 +15,7 @@ export interface UserCodeContext {
   kernel: () => Promise<Kernel>;
   record: (entry: KernelJournalEntry) => Promise<void>;
   emit: (post: Post) => Promise<void>;
-  work: {
-    addHumanCell(
-      cell: WorkCell,
-      figures: Array<{ png: Buffer; title: string; alt: string }>,
-      ok: boolean,
-    ): Promise<void>;
-  };
+  work: Workbench;
   databases: Database[];
   signal: AbortSignal;
 }
@@ -33,10 +27,11 @@ export async function runUserCode(code: UserCode, context: UserCodeContext): Pro
     if (!database) throw new Error('no database is configured');
     try {
       const result = await database.query(code.code, { maxRows: 50, signal });
-      await work.addHumanCell(
+      await work.addCell(
         { language: 'sql', code: code.code, database: database.name, rows: result.rows.length },
         [],
         true,
+        'human',
       );
       await emit({
         kind: 'table',
@@ -46,7 +41,7 @@ export async function runUserCode(code: UserCode, context: UserCodeContext): Pro
       });
     } catch (error) {
       if (!(error instanceof AppError) || error.code === 'DATABASE_UNAVAILABLE') throw error;
-      await work.addHumanCell({ language: 'sql', code: code.code, database: database.name }, [], false);
+      await work.addCell({ language: 'sql', code: code.code, database: database.name }, [], false, 'human');
       await emit({ kind: 'code', language: 'sql', code: code.code, error: error.message });
     }
     return;
@@ -61,6 +56,6 @@ export async function runUserCode(code: UserCode, context: UserCodeContext): Pro
   }));
   for (const figure of figures) await emit({ kind: 'chart', ...figure });
   const output = describeExecution(execution);
-  await work.addHumanCell({ language: 'python', code: code.code, output: output.slice(0, 2000) }, figures, ok);
+  await work.addCell({ language: 'python', code: code.code, output: output.slice(0, 2000) }, figures, ok, 'human');
   await emit({ kind: 'code', language: 'python', code: code.code, ...(ok ? { output } : { error: output }) });
 }

@@ -128,6 +128,7 @@ function documentOf(report: Report): ReportDocument {
         figures: version.figures.map((figure) => ({ ...figure, png: Buffer.from('png') })),
         acceptedBy: decision.by,
         acceptedAt: decision.at,
+        feedback: section.decisions.flatMap((candidate) => (candidate.feedback ? [candidate.feedback] : [])),
       };
     }),
   };
@@ -177,14 +178,26 @@ describe('draftPlaybook', () => {
   it('turns human-written cells and revisions into hints and says where the playbook came from', () => {
     const { sections } = parsePlaybook('draft.md', draftPlaybook(doc).markdown);
     expect(sections.Hints).toContain('"Churn of fiber optic versus DSL customers" was accepted only after 1 revision');
+    expect(sections.Hints).toContain(
+      'Reviewers asked for "Churn of fiber optic versus DSL customers": Control for contract type',
+    );
     expect(sections.Hints).toContain('`chi2_contingency(pd.crosstab(df.InternetService, df.Churn))`');
     expect(sections.Hints).toContain('thread `slack:C42:1710400000.0001`');
     expect(sections.Hints).toContain('accepted by U_ANNA, U_BEN, last on 2025-03-14');
   });
 
+  it('dates the playbook by the export when the acceptance time is unknown', () => {
+    const unknown = {
+      ...doc,
+      sections: doc.sections.map((section) => ({ ...section, acceptedBy: '', acceptedAt: 0 })),
+    };
+    const { sections } = parsePlaybook('draft.md', draftPlaybook(unknown).markdown);
+    expect(sections.Hints).toContain('(2 accepted sections, last on 2025-03-14)');
+  });
+
   it('takes its content only from the given sections', () => {
     const { markdown } = draftPlaybook(doc);
-    for (const unseen of ['DISCARDED', 'weather', 'OLD_VERSION', 'Control for contract type']) {
+    for (const unseen of ['DISCARDED', 'weather', 'OLD_VERSION']) {
       expect(markdown).not.toContain(unseen);
     }
     const firstOnly = draftPlaybook({ ...doc, sections: doc.sections.slice(0, 1) }).markdown;

@@ -84,6 +84,7 @@ export const runSql = defineTool({
         },
         [],
         true,
+        context.author,
       );
       return { content };
     });
@@ -112,6 +113,7 @@ export const loadDataframe = defineTool({
         { language: 'sql', code: sql, database: db.name, dataframe: name, rows: provenance.rows, output: content },
         [],
         true,
+        context.author,
       );
       return { content };
     });

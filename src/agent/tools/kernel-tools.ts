@@ -39,7 +39,12 @@ export const runPython = defineTool({
     }));
     for (const figure of figures) await context.emit({ kind: 'chart', ...figure });
     const described = describeExecution(execution);
-    await context.work.addCell({ language: 'python', code, output: truncateForModel(described, 2000) }, figures, ok);
+    await context.work.addCell(
+      { language: 'python', code, output: truncateForModel(described, 2000) },
+      figures,
+      ok,
+      context.author,
+    );
     return { content: truncateForModel(described), failed: !ok };
   },
 });
