@@ -8,13 +8,14 @@ import type { Database } from '../ports/database.js';
 import type { CompletionParams, LlmClient } from '../ports/llm.js';
 import type { Kernel } from '../ports/sandbox.js';
 import type { LogEvent } from '../sessions/session-log.js';
-import { type ApprovalMode, gated, HELD_TOOLS } from './approval.js';
+import { type ApprovalDecision, type ApprovalMode, gated, runHeldCall } from './approval.js';
 import { reviewed } from './code-review.js';
 import { fitToBudget } from './context-budget.js';
 import { answerText, type Conversation, type PendingQuestion } from './conversation.js';
-import { describeCall, firstLine } from './describe-call.js';
+import { describeCall } from './describe-call.js';
+import { finishTurn, type TurnOutcome } from './finish-turn.js';
 import { formatPlaybookForPrompt, type Playbook, rankPlaybooks } from './playbooks.js';
-import { runToolLoop, type ToolLoopResult } from './run-tool-loop.js';
+import { runToolLoop } from './run-tool-loop.js';
 import { summariseSchema } from './schema-summary.js';
 import type { AgentSettings } from './settings.js';
 import { renderPrompt, type Stage, type StagePrompts } from './stage-prompts.js';
@@ -62,11 +63,7 @@ export interface TurnRequest {
   signal: AbortSignal;
 }
 
-export type Resume =
-  | { kind: 'review'; result: string }
-  | { kind: 'approval'; decision: 'run' | 'skip' | 'edit'; user: string; code?: string; note?: string };
-
-export type TurnOutcome = 'answered' | 'asked' | 'out_of_scope' | 'gave_up' | 'stopped';
+export type Resume = { kind: 'review'; result: string } | ({ kind: 'approval' } & ApprovalDecision);
 
 export class Agent {
   constructor(private readonly options: AgentOptions) {}
@@ -145,7 +142,7 @@ export class Agent {
         });
       },
     });
-    return this.finish(result, conversation, emit);
+    return finishTurn(result, conversation, emit);
   }
 
   /**
@@ -223,78 +220,10 @@ export class Agent {
         ? resume.result
         : `The section is still waiting for review. The user said: ${request.text}`;
     }
-    const approval =
-      resume?.kind === 'approval'
-        ? resume
-        : { decision: 'skip' as const, user: '', note: request.text, code: undefined };
-    await request.log({ kind: 'approval', user: approval.user, decision: approval.decision, code: pending.code });
-    if (approval.decision === 'skip') {
-      return `The user skipped this cell; it did not run.${approval.note ? ` They said: ${approval.note}` : ''} Do not run it again unless they ask.`;
-    }
     const tool = this.tools(request.settings, '').find((candidate) => candidate.name === pending.tool);
-    const held = HELD_TOOLS[pending.tool];
-    if (!tool || !held) return `The held call to ${pending.tool} can no longer run.`;
-    const args = JSON.parse(pending.arguments) as Record<string, unknown>;
-    const edited = approval.decision === 'edit' && approval.code !== undefined && approval.code !== pending.code;
-    if (edited) {
-      args[held.field] = approval.code;
-      await request.log({ kind: 'edit', user: approval.user, original: pending.code, edited: approval.code ?? '' });
-    }
-    await request.emit({ kind: 'status', text: `running the ${edited ? 'edited' : 'approved'} ${held.language} cell` });
-    const outcome = await tool.execute(args, { ...context, author: edited ? 'human' : 'model' });
-    return edited
-      ? `The user edited the code before it ran. What ran:\n${approval.code}\n\nResult:\n${outcome.content}`
-      : outcome.content;
-  }
-
-  private async finish(
-    result: ToolLoopResult,
-    conversation: Conversation,
-    emit: TurnRequest['emit'],
-  ): Promise<TurnOutcome> {
-    if (result.reason === 'answered') {
-      await emit({ kind: 'text', markdown: result.text || '(no answer)' });
-      return 'answered';
-    }
-    if (result.reason === 'asked') {
-      const { pause, callId } = result;
-      if (pause.kind === 'question') {
-        const { kind: _, ...question } = pause;
-        conversation.pending = { kind: 'tool', callId, ...question };
-        await emit({ kind: 'question', ...question });
-      } else {
-        conversation.pending = { ...pause, callId };
-        if (pause.kind === 'approval') {
-          await emit({
-            kind: 'approval',
-            id: callId,
-            language: pause.language,
-            code: pause.code,
-            reason: pause.reason,
-          });
-        }
-      }
-      return 'asked';
-    }
-    if (result.reason === 'repair_limit') {
-      const tried = result.failures.map((failure, index) => `${index + 1}. ${firstLine(failure)}`).join('\n');
-      await emit({
-        kind: 'error',
-        text: `I gave up on this step after ${result.failures.length} failed attempts. What I tried and how it failed:\n${tried}\n\nThe variables from earlier steps are still there; tell me how to proceed or rephrase the request.`,
-      });
-      return 'gave_up';
-    }
-    if (result.reason === 'finished') return 'answered'; // a finishing tool handed in the result
-    const why = {
-      step_limit: 'it took too many steps',
-      token_limit: 'it used its token budget',
-      time_limit: 'it ran out of time',
-    }[result.reason];
-    await emit({
-      kind: 'error',
-      text: `I stopped this turn because ${why}. Ask me to continue, or narrow the request.`,
-    });
-    return 'stopped';
+    // A reply that is no decision skips the cell and reaches the model as the user's words.
+    const decision = resume?.kind === 'approval' ? resume : { decision: 'skip' as const, user: '', note: request.text };
+    return runHeldCall(pending, decision, tool, context, request.log);
   }
 
   /** The playbook a turn follows, as prompt text ('' for none). */

@@ -6,8 +6,9 @@
  */
 import { z } from 'zod';
 import type { Database } from '../ports/database.js';
+import type { LogEvent } from '../sessions/session-log.js';
 import { assessCode, assessExtract } from './risk.js';
-import { type AgentTool, pickDatabase } from './tool.js';
+import { type AgentTool, type Pause, pickDatabase, type ToolContext } from './tool.js';
 
 export type ApprovalMode = 'never' | 'risky' | 'always';
 export const APPROVAL_MODES = ['never', 'risky', 'always'] as const satisfies readonly ApprovalMode[];
@@ -80,4 +81,43 @@ async function estimateRows(
   } catch {
     return undefined; // the extraction itself will report a bad query
   }
+}
+
+export interface ApprovalDecision {
+  decision: 'run' | 'skip' | 'edit';
+  user: string;
+  /** Edit: the code to run instead. */
+  code?: string;
+  /** Skip: what the person said, for the model. */
+  note?: string;
+}
+
+/**
+ * Runs (or skips) a held call as decided, and returns the call's result for the model. An edit runs
+ * the person's code, logged as a human edit and recorded as a cell they wrote.
+ */
+export async function runHeldCall(
+  held: Extract<Pause, { kind: 'approval' }>,
+  decision: ApprovalDecision,
+  tool: AgentTool | undefined,
+  context: ToolContext,
+  log: (event: LogEvent) => Promise<void>,
+): Promise<string> {
+  await log({ kind: 'approval', user: decision.user, decision: decision.decision, code: held.code });
+  if (decision.decision === 'skip') {
+    return `The user skipped this cell; it did not run.${decision.note ? ` They said: ${decision.note}` : ''} Do not run it again unless they ask.`;
+  }
+  const where = HELD_TOOLS[held.tool];
+  if (!tool || !where) return `The held call to ${held.tool} can no longer run.`;
+  const args = JSON.parse(held.arguments) as Record<string, unknown>;
+  const edited = decision.decision === 'edit' && decision.code !== undefined && decision.code !== held.code;
+  if (edited) {
+    args[where.field] = decision.code;
+    await log({ kind: 'edit', user: decision.user, original: held.code, edited: decision.code ?? '' });
+  }
+  await context.emit({ kind: 'status', text: `running the ${edited ? 'edited' : 'approved'} ${where.language} cell` });
+  const outcome = await tool.execute(args, { ...context, author: edited ? 'human' : 'model' });
+  return edited
+    ? `The user edited the code before it ran. What ran:\n${decision.code}\n\nResult:\n${outcome.content}`
+    : outcome.content;
 }

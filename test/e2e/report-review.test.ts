@@ -34,41 +34,44 @@ let fixture: TallyFixture;
 let seenByModelAfterRevise = '';
 
 beforeAll(async () => {
-  fixture = await startTallyFixture([
-    callTool('triage', { verdict: 'answerable' }),
-    callTool('run_sql', { sql: 'SELECT COUNT(*) AS customers FROM user_payments' }),
-    (context) =>
-      callTool('draft_section', {
-        title: 'Customers',
-        stage: 'data overview',
-        markdown: `There are ${last(context).split('\n')[1]?.trim()} customers in user_payments.`,
-      }),
-    // After "revise": the feedback and the previous version are the draft_section call's result.
-    (context) => {
-      seenByModelAfterRevise = last(context);
-      return callTool('load_dataframe', {
-        sql: 'SELECT p.customerID, p.Contract, s.tenure FROM user_payments p JOIN user_services s ON s.customerID = p.customerID',
-        name: 'customers',
-      });
-    },
-    callTool('run_python', { code: CONTRACT_CODE }),
-    (context) =>
-      callTool('draft_section', {
-        title: 'Customers by contract',
-        stage: 'data overview',
-        revises: 's1',
-        markdown: `Customers per contract type:\n\n\`\`\`\n${last(context)}\n\`\`\``,
-      }),
-    callTool('draft_section', { title: 'Scratch notes', markdown: 'Nothing worth keeping.' }),
-    callTool('run_python', { code: TREND_CODE }),
-    (context) =>
-      callTool('draft_section', {
-        title: 'Tenure',
-        stage: 'exploration',
-        markdown: `Mean tenure is ${last(context).split('\n').at(-1)} months.`,
-      }),
-    say('The report has two sections: customers by contract, and tenure.'),
-  ]);
+  fixture = await startTallyFixture(
+    [
+      callTool('triage', { verdict: 'answerable' }),
+      callTool('run_sql', { sql: 'SELECT COUNT(*) AS customers FROM user_payments' }),
+      (context) =>
+        callTool('draft_section', {
+          title: 'Customers',
+          stage: 'data overview',
+          markdown: `There are ${last(context).split('\n')[1]?.trim()} customers in user_payments.`,
+        }),
+      // After "revise": the feedback and the previous version are the draft_section call's result.
+      (context) => {
+        seenByModelAfterRevise = last(context);
+        return callTool('load_dataframe', {
+          sql: 'SELECT p.customerID, p.Contract, s.tenure FROM user_payments p JOIN user_services s ON s.customerID = p.customerID',
+          name: 'customers',
+        });
+      },
+      callTool('run_python', { code: CONTRACT_CODE }),
+      (context) =>
+        callTool('draft_section', {
+          title: 'Customers by contract',
+          stage: 'data overview',
+          revises: 's1',
+          markdown: `Customers per contract type:\n\n\`\`\`\n${last(context)}\n\`\`\``,
+        }),
+      callTool('draft_section', { title: 'Scratch notes', markdown: 'Nothing worth keeping.' }),
+      callTool('run_python', { code: TREND_CODE }),
+      (context) =>
+        callTool('draft_section', {
+          title: 'Tenure',
+          stage: 'exploration',
+          markdown: `Mean tenure is ${last(context).split('\n').at(-1)} months.`,
+        }),
+      say('The report has two sections: customers by contract, and tenure.'),
+    ],
+    { TALLY_REVIEWERS: 'U3' },
+  );
 }, 120_000);
 afterAll(async () => {
   await fixture?.close();
@@ -105,11 +108,11 @@ describe('the reviewed report', () => {
     expect(postsOf(fixture.posts, 'review').at(-1)).toMatchObject({ id: 's1', version: 2 }); // nothing moved
   });
 
-  it('accepts, goes on to the next section, discards it, and accepts the one after', async () => {
+  it('accepts, goes on to the next section, discards it (a configured reviewer), and accepts the one after', async () => {
     await fixture.say('accept');
     expect(postsOf(fixture.posts, 'text').some((post) => post.markdown.includes('Accepted s1'))).toBe(true);
     expect(postsOf(fixture.posts, 'review').at(-1)).toMatchObject({ id: 's2', title: 'Scratch notes' });
-    await fixture.say('discard');
+    await fixture.send({ text: 'discard', user: 'U3' });
     expect(postsOf(fixture.posts, 'review').at(-1)).toMatchObject({ id: 's3', title: 'Tenure' });
     await fixture.send({ action: { id: 'review.accept', value: 's3@1' } });
     expect(postsOf(fixture.posts, 'text').at(-1)?.markdown).toBe(
@@ -165,7 +168,7 @@ describe('the reviewed report', () => {
     expect(decisions).toEqual([
       ['s1', 'revise', 'U1'],
       ['s1', 'accept', 'U1'],
-      ['s2', 'discard', 'U1'],
+      ['s2', 'discard', 'U3'],
       ['s3', 'accept', 'U1'],
     ]);
     const cells = log.filter((entry) => entry.kind === 'cell');
@@ -208,12 +211,40 @@ describe('the reviewed report', () => {
     await fixture.say('accept');
     expect(await readFile(saved, 'utf8')).toBe(draft.markdown);
 
-    await fixture.server.close();
+    await fixture.stop();
     await fixture.restart([callTool('triage', { verdict: 'answerable' }), say('ok')]);
     await fixture.say('customer contract overview for the new quarter', `${fixture.thread}:next`);
     const followed = fixture.posts.filter(
       ({ threadKey, post }) => threadKey === `${fixture.thread}:next` && post.kind === 'text',
     );
     expect(JSON.stringify(followed)).toContain('Following playbook: Customer contract overview');
+  });
+
+  it('keeps a waiting section and its decision across a restart of tally', async () => {
+    const thread = `${fixture.thread}:restart`;
+    await fixture.stop();
+    await fixture.restart([
+      callTool('triage', { verdict: 'answerable' }),
+      callTool('run_sql', { sql: "SELECT COUNT(*) AS churned FROM user_churn WHERE Churn = 'Yes'" }),
+      (context) => callTool('draft_section', { title: 'Churned customers', markdown: `Churned: ${last(context)}` }),
+    ]);
+    await fixture.say('How many customers churned? Write it up as a report section.', thread);
+    const posted = fixture.posts.filter((posted) => posted.threadKey === thread && posted.post.kind === 'review');
+    expect(posted).toHaveLength(1);
+
+    await fixture.stop();
+    let told = '';
+    await fixture.restart([
+      (context) => {
+        told = last(context);
+        return say('Finished after the restart.');
+      },
+    ]);
+    await fixture.send({ threadKey: thread, action: { id: 'review.accept', value: 's1@1' } });
+    expect(told).toContain('The user accepted section s1 (version 1)');
+    const texts = fixture.posts.filter((posted) => posted.threadKey === thread).map(({ post }) => post);
+    expect(texts.at(-1)).toEqual({ kind: 'text', markdown: 'Finished after the restart.' });
+    const report = await fixture.tally.store.get<{ accepted: string[] }>(`report:${thread}`);
+    expect(report?.accepted).toEqual(['s1']);
   });
 });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { containersOf, requireSandboxImage } from '../support/docker.js';
+import { validateChatExampleLine, validatePreferenceLine } from '../support/fine-tuning-format.js';
 import { callTool, say, startScriptedModelServer } from '../support/scripted-model-server.js';
 
 const run = promisify(execFile);
@@ -25,7 +26,7 @@ afterAll(async () => {
 });
 
 describe('tally demo', () => {
-  it('builds the demo database, runs a whole agent turn and saves the chart', async () => {
+  it('builds the demo database, runs the analysis, has it reviewed and exports the report', async () => {
     const env: NodeJS.ProcessEnv = { ...process.env, TALLY_HOME: home, TALLY_INSTANCE: instance, LOG_LEVEL: 'warn' };
     for (const variable of ['LLM_BASE_URL', 'DATABASE_URL', 'REDIS_URL']) delete env[variable];
     const { stdout } = await run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main.ts', 'demo'], {
@@ -42,6 +43,18 @@ describe('tally demo', () => {
     const chart = /\[chart\] Figure 1: (\S+\.png)/.exec(stdout)?.[1] ?? '';
     expect(existsSync(chart)).toBe(true);
     expect((await readFile(chart)).subarray(1, 4).toString()).toBe('PNG');
+    // The reviewed report: the first section revised with the feedback, both accepted, exported.
+    expect(stdout).toMatch(/review s1 v2 \[data quality\]: Table consistency/);
+    expect(stdout).toMatch(/Customers without demographics: churn without demographics \d+/);
+    expect(stdout).toContain("Accepted s2 'Churn by contract' (version 1): section 2 of the report.");
+    const folder = join(home, 'demo', 'report');
+    const html = await readFile(join(folder, 'report.html'), 'utf8');
+    expect(html.indexOf('Churn by contract')).toBeGreaterThan(html.indexOf('Table consistency'));
+    expect(html).toContain('src="data:image/png;base64,');
+    const notebook = JSON.parse(await readFile(join(folder, 'report.ipynb'), 'utf8')) as { nbformat: number };
+    expect(notebook.nbformat).toBe(4);
+    expect(await readFile(join(folder, 'report.md'), 'utf8')).toContain('](figures/s2-1.png)');
+    expect(existsSync(join(folder, 'figures', 's2-1.png'))).toBe(true);
   });
 
   it('answers one question with ask, reading the database given by --db and saving charts to --out', async () => {
@@ -71,5 +84,27 @@ describe('tally demo', () => {
     } finally {
       await model.close();
     }
+  });
+
+  it("exports the demo's reviewed work as fine-tuning data with export-training", async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, TALLY_HOME: home, TALLY_INSTANCE: instance, LOG_LEVEL: 'warn' };
+    delete env.REDIS_URL;
+    const out = join(home, 'training', 'tally.jsonl');
+    const { stdout } = await run(
+      join(ROOT, 'node_modules', '.bin', 'tsx'),
+      ['src/main.ts', 'export-training', '--out', out],
+      {
+        cwd: ROOT,
+        env,
+        timeout: 60_000,
+      },
+    );
+    expect(stdout).toContain(`2 examples from 1 sessions -> ${out}`);
+    expect(stdout).toContain(`1 preference pairs -> ${join(home, 'training', 'tally.preferences.jsonl')}`);
+    const examples = (await readFile(out, 'utf8')).trim().split('\n');
+    for (const line of examples) expect(validateChatExampleLine(line)).toEqual([]);
+    const pair = (await readFile(join(home, 'training', 'tally.preferences.jsonl'), 'utf8')).trim();
+    expect(validatePreferenceLine(pair)).toEqual([]);
+    expect(pair).toContain('Customers without demographics'); // the accepted revision is preferred
   });
 });
