@@ -51,6 +51,7 @@ const schema = z.object({
   LLM_BASE_URL: z.string().url('an http(s) URL such as https://api.openai.com/v1').optional(),
   LLM_API_KEY: z.string().min(1).optional(),
   LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  LLM_EMBEDDING_MODEL: z.string().min(1).optional(),
   LLM_TIMEOUT_MS: milliseconds(120_000),
   LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
   TALLY_CONTEXT_TOKENS: count(48_000),
@@ -119,6 +120,11 @@ export interface LlmSettings {
   model: string;
   /** Model per stage (LLM_MODEL_<STAGE>, e.g. LLM_MODEL_PLAN), overriding `model`. */
   stageModels: Record<string, string>;
+  /**
+   * Embedding model on the same endpoint (LLM_EMBEDDING_MODEL, e.g. `text-embedding-3-small`); unset
+   * means no embeddings, and playbooks are ranked by BM25 alone.
+   */
+  embeddingModel?: string;
   timeoutMs: number;
   maxRetries: number;
 }
@@ -238,6 +244,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
           return stage && value ? [[stage.toLowerCase(), value]] : [];
         }),
       ),
+      ...(e.LLM_EMBEDDING_MODEL === undefined ? {} : { embeddingModel: e.LLM_EMBEDDING_MODEL }),
       timeoutMs: e.LLM_TIMEOUT_MS,
       maxRetries: e.LLM_MAX_RETRIES,
     },

@@ -1,6 +1,6 @@
 /**
- * The model port: one chat completion with tools, over any OpenAI-compatible endpoint.
- * Implemented in `src/llm/` with the `openai` package.
+ * The model port: one chat completion with tools, over any OpenAI-compatible endpoint, and text
+ * embeddings when an embedding model is configured. Implemented in `src/llm/` with the `openai` package.
  */
 
 export interface ToolCall {
@@ -48,4 +48,16 @@ export interface LlmClient {
   /** The model used when `params.model` is not given. */
   readonly model: string;
   complete(request: CompletionRequest): Promise<Completion>;
+  /**
+   * One vector per text, in the order of `texts`. Present only when an embedding model is configured
+   * (LLM_EMBEDDING_MODEL); absent otherwise, so callers check `llm.embed` before using it. It may be
+   * called detached from the client (`const { embed } = llm`), so it can be handed on as a function.
+   * Throws the same errors as `complete`.
+   */
+  embed?(texts: string[], options?: EmbedOptions): Promise<number[][]>;
+}
+
+export interface EmbedOptions {
+  /** Cancels the request and any retry backoff. */
+  signal?: AbortSignal;
 }
