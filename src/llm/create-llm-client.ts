@@ -4,13 +4,17 @@ import { LlmNotConfiguredError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { OpenAiLlmClient } from './openai-llm-client.js';
 
-/** Throws `LlmNotConfiguredError` (naming LLM_BASE_URL) when no endpoint is set. */
+/**
+ * Throws `LlmNotConfiguredError` (naming LLM_BASE_URL) when no endpoint is set. The client has `embed`
+ * only when LLM_EMBEDDING_MODEL is set.
+ */
 export function createLlmClient(settings: LlmSettings, logger: Logger): OpenAiLlmClient {
   if (settings.baseUrl === undefined) throw new LlmNotConfiguredError();
   return new OpenAiLlmClient({
     baseUrl: settings.baseUrl,
     apiKey: settings.apiKey,
     model: settings.model,
+    embeddingModel: settings.embeddingModel,
     timeoutMs: settings.timeoutMs,
     maxRetries: settings.maxRetries,
     logger,

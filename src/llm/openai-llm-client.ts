@@ -1,6 +1,7 @@
 /**
  * The `LlmClient` port over the `openai` package, for any OpenAI-compatible endpoint (OpenAI,
- * DeepSeek, Ollama, vLLM, llama.cpp server).
+ * DeepSeek, Ollama, vLLM, llama.cpp server): chat completions, and embeddings when an embedding
+ * model is configured.
  *
  * The retry policy is ours, not the SDK's (its own retries are off): 429, 408, 409, 5xx and failed
  * connections are retried with exponential backoff, honouring `retry-after-ms` / `Retry-After` up to
@@ -14,6 +15,7 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
+import type { CreateEmbeddingResponse } from 'openai/resources/embeddings';
 import {
   type AppError,
   LlmAuthError,
@@ -38,6 +40,8 @@ export interface OpenAiLlmClientOptions {
   apiKey?: string | undefined;
   /** Model used when a call does not name one (LLM_MODEL). */
   model: string;
+  /** Embedding model (LLM_EMBEDDING_MODEL); without it the client has no `embed`. */
+  embeddingModel?: string | undefined;
   /** Time limit of one attempt, headers and body, in milliseconds; default 120000 (LLM_TIMEOUT_MS). */
   timeoutMs?: number;
   /** Retries after the first attempt on 429, 5xx and failed connections; default 3 (LLM_MAX_RETRIES). */
@@ -50,8 +54,18 @@ export interface OpenAiLlmClientOptions {
   logger?: Logger;
 }
 
+/** One request to send, with what the logs and the error translation need to know about it. */
+interface Call<Result> {
+  model: string;
+  /** Whether the request carries tools: only then is a "not supported" answer about tools. */
+  withTools: boolean;
+  /** Logged with each request (sizes, never content). */
+  summary: Record<string, unknown>;
+  send(signal: AbortSignal): Promise<Result>;
+}
+
 /** How one attempt ended; failures are classified before deciding whether to retry. */
-type Outcome = { kind: 'done'; completion: ChatCompletion } | Failure;
+type Outcome<Result> = { kind: 'done'; result: Result } | Failure;
 
 type Failure =
   | { kind: 'cancelled'; cause: unknown }
@@ -65,6 +79,8 @@ const NOT_SUPPORTED =
 
 export class OpenAiLlmClient implements LlmClient {
   readonly model: string;
+  /** Present only with an embedding model; an arrow function, so it works detached from the client. */
+  declare readonly embed?: NonNullable<LlmClient['embed']>;
   readonly #sdk: OpenAI;
   /** The base URL without any user:password part, for messages. */
   readonly #endpoint: string;
@@ -97,25 +113,59 @@ export class OpenAiLlmClient implements LlmClient {
       timeout: this.#timeoutMs,
       logLevel: 'off',
     });
+    const embeddingModel = options.embeddingModel;
+    if (embeddingModel !== undefined) {
+      this.embed = (texts, embedOptions = {}) => this.#embed(embeddingModel, texts, embedOptions.signal);
+    }
   }
 
   async complete(request: CompletionRequest): Promise<Completion> {
     const model = request.params?.model ?? this.model;
     const body = this.#body(request, model);
+    const completion = await this.#send(
+      {
+        model,
+        withTools: body.tools !== undefined,
+        summary: { messages: body.messages.length, tools: body.tools?.length ?? 0 },
+        send: (signal) => this.#sdk.chat.completions.create(body, { signal }),
+      },
+      request.signal,
+    );
+    return toCompletion(completion, this.#endpoint);
+  }
+
+  async #embed(model: string, texts: string[], signal: AbortSignal | undefined): Promise<number[][]> {
+    if (texts.length === 0) return [];
+    const response = await this.#send(
+      {
+        model,
+        withTools: false,
+        summary: { inputs: texts.length },
+        // `float` explicitly: the SDK would ask for base64, which not every compatible server speaks.
+        send: (attemptSignal) =>
+          this.#sdk.embeddings.create({ model, input: texts, encoding_format: 'float' }, { signal: attemptSignal }),
+      },
+      signal,
+    );
+    return toVectors(response, texts.length, this.#endpoint);
+  }
+
+  /** Sends the call, retrying as the file header describes; throws `AppError`s only. */
+  async #send<Result extends { usage?: unknown }>(call: Call<Result>, signal: AbortSignal | undefined): Promise<Result> {
     const attempts = this.#maxRetries + 1;
     for (let attempt = 1; ; attempt++) {
-      const failure = await this.#attempt(body, request);
-      if (failure.kind === 'done') return toCompletion(failure.completion, this.#endpoint);
-      if (failure.kind === 'cancelled') throw new LlmCancelledError(failure.cause);
-      if (failure.kind === 'timeout') throw new LlmTimeoutError(this.#endpoint, this.#timeoutMs);
-      if (failure.kind === 'final') throw failure.error;
-      if (attempt >= attempts) throw this.#exhausted(failure, attempts);
-      const delayMs = this.#delayBefore(attempt, failure.retryAfterMs);
+      const outcome = await this.#attempt(call, signal);
+      if (outcome.kind === 'done') return outcome.result;
+      if (outcome.kind === 'cancelled') throw new LlmCancelledError(outcome.cause);
+      if (outcome.kind === 'timeout') throw new LlmTimeoutError(this.#endpoint, this.#timeoutMs);
+      if (outcome.kind === 'final') throw outcome.error;
+      if (attempt >= attempts) throw this.#exhausted(outcome, attempts);
+      const delayMs = this.#delayBefore(attempt, outcome.retryAfterMs);
       this.#logger?.warn(
-        { model, attempt, status: failure.status, reason: failure.reason, delayMs },
+        { model: call.model, attempt, status: outcome.status, reason: outcome.reason, delayMs },
         'model request failed; retrying',
       );
-      await sleep(delayMs, request.signal).catch((reason: unknown) => {
+      await sleep(delayMs, signal).catch((reason: unknown) => {
         throw new LlmCancelledError(reason);
       });
     }
@@ -133,32 +183,32 @@ export class OpenAiLlmClient implements LlmClient {
     };
   }
 
-  /** One request under its own time limit; resolves to the completion or to a classified failure. */
-  async #attempt(body: ChatCompletionCreateParamsNonStreaming, request: CompletionRequest): Promise<Outcome> {
-    if (request.signal?.aborted) return { kind: 'cancelled', cause: request.signal.reason };
+  /** One request under its own time limit; resolves to the result or to a classified failure. */
+  async #attempt<Result extends { usage?: unknown }>(
+    call: Call<Result>,
+    caller: AbortSignal | undefined,
+  ): Promise<Outcome<Result>> {
+    if (caller?.aborted) return { kind: 'cancelled', cause: caller.reason };
     const timeout = AbortSignal.timeout(this.#timeoutMs);
-    const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
+    const signal = caller ? AbortSignal.any([caller, timeout]) : timeout;
     const startedAt = Date.now();
-    this.#logger?.debug(
-      { model: body.model, messages: body.messages.length, tools: body.tools?.length ?? 0 },
-      'model request',
-    );
+    this.#logger?.debug({ model: call.model, ...call.summary }, 'model request');
     try {
-      const completion = await this.#sdk.chat.completions.create(body, { signal });
+      const result = await call.send(signal);
       this.#logger?.debug(
-        { model: body.model, durationMs: Date.now() - startedAt, usage: completion.usage },
+        { model: call.model, durationMs: Date.now() - startedAt, usage: result?.usage },
         'model response',
       );
-      return { kind: 'done', completion };
+      return { kind: 'done', result };
     } catch (error) {
       // The signals decide first: the SDK reports both aborts and its own timeout in several shapes.
-      if (request.signal?.aborted) return { kind: 'cancelled', cause: request.signal.reason };
+      if (caller?.aborted) return { kind: 'cancelled', cause: caller.reason };
       if (timeout.aborted || error instanceof OpenAI.APIConnectionTimeoutError) return { kind: 'timeout' };
-      return this.#classify(error, body);
+      return this.#classify(error, call);
     }
   }
 
-  #classify(error: unknown, body: ChatCompletionCreateParamsNonStreaming): Failure {
+  #classify(error: unknown, call: Call<unknown>): Failure {
     if (error instanceof OpenAI.APIConnectionError) {
       const reason = `cannot connect (${describeCause(error)})`;
       return { kind: 'retryable', status: undefined, reason, retryAfterMs: undefined, cause: error };
@@ -171,8 +221,8 @@ export class OpenAiLlmClient implements LlmClient {
     const message = this.#scrub(serverMessage(error));
     // Some servers echo the key in their messages; such an SDK error must not travel on as a cause.
     const cause = this.#apiKey && error.message.includes(this.#apiKey) ? undefined : error;
-    if (body.tools && TOOLS_MENTIONED.test(message) && NOT_SUPPORTED.test(message) && status !== 429) {
-      return { kind: 'final', error: new LlmToolsUnsupportedError(this.#endpoint, body.model, message, cause) };
+    if (call.withTools && TOOLS_MENTIONED.test(message) && NOT_SUPPORTED.test(message) && status !== 429) {
+      return { kind: 'final', error: new LlmToolsUnsupportedError(this.#endpoint, call.model, message, cause) };
     }
     if (status === 401 || status === 403) {
       return { kind: 'final', error: new LlmAuthError(this.#endpoint, status, message, cause) };
@@ -269,6 +319,16 @@ function toCompletion(completion: ChatCompletion, endpoint: string): Completion 
     },
     finishReason: finishReasonOf(choice.finish_reason, toolCalls.length > 0),
   };
+}
+
+/** The vectors in input order; a server may list them in any order, each with its `index`. */
+function toVectors(response: CreateEmbeddingResponse, count: number, endpoint: string): number[][] {
+  const data = Array.isArray(response?.data) ? response.data : [];
+  const vectors = Array.from({ length: count }, (_, index) => data.find((item) => item?.index === index)?.embedding);
+  if (data.length !== count || !vectors.every((vector): vector is number[] => Array.isArray(vector))) {
+    throw new LlmResponseInvalidError(endpoint, `got ${data.length} embedding(s) for ${count} input(s)`);
+  }
+  return vectors;
 }
 
 /** Some servers (Ollama among them) say `stop` when the model called tools; the calls are what count. */

@@ -131,7 +131,7 @@ describe('the agent', () => {
     await fixture.say('Which factors drive churn?');
     const drivers = (await loadPlaybooks()).find((playbook) => playbook.file === 'churn-drivers.md');
     expect(postsOf(fixture.posts, 'text')[0]?.markdown).toBe(
-      `Following playbook: ${drivers?.title} (prompts/playbooks/churn-drivers.md)`,
+      `Following playbook: ${drivers?.title} (churn-drivers.md)`,
     );
     const system = (index: number) =>
       JSON.stringify(((fixture?.server.chatRequests[index]?.body?.messages ?? []) as unknown[])[0]);

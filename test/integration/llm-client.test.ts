@@ -2,6 +2,8 @@
  * The OpenAI client against the scripted model server over real HTTP: the unmodified `openai` SDK
  * on one side, the OpenAI wire protocol on the other.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,6 +15,7 @@ import {
   LlmCancelledError,
   LlmRateLimitedError,
   LlmRequestError,
+  LlmResponseInvalidError,
   LlmTimeoutError,
   LlmToolsUnsupportedError,
   LlmUnavailableError,
@@ -25,9 +28,11 @@ import {
   callTool,
   callTools,
   fail,
+  hashedWordVector,
   malformedToolCall,
   rateLimit,
   type ScriptedModelServer,
+  type ScriptedModelServerOptions,
   type ScriptStep,
   say,
   serverError,
@@ -45,7 +50,10 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function start(script: ScriptStep[], options: { apiKey?: string } = {}): Promise<ScriptedModelServer> {
+async function start(
+  script: ScriptStep[],
+  options: Omit<ScriptedModelServerOptions, 'script'> = {},
+): Promise<ScriptedModelServer> {
   server = await startScriptedModelServer({ script, ...options });
   return server;
 }
@@ -333,6 +341,127 @@ describe('OpenAiLlmClient: retries and errors', () => {
     logger.error({ err: error }, 'model request failed');
     expect(lines.join('')).toContain('[redacted]');
     expect(lines.join('')).not.toContain(API_KEY);
+  });
+});
+
+describe('OpenAiLlmClient: embeddings', () => {
+  const texts = ['Why do customers leave?', 'Cluster the customers', 'Why do customers stay?'];
+
+  it('returns one vector per text in input order, from the configured embedding model', async () => {
+    const running = await start([say('still next')]);
+    const client = clientFor(running, { embeddingModel: 'scripted-embedder' });
+    const vectors = await client.embed?.(texts);
+    expect(vectors).toEqual(texts.map((text) => hashedWordVector(text)));
+    expect(running.embeddingRequests).toHaveLength(1);
+    expect(running.embeddingRequests[0]?.body).toEqual({
+      model: 'scripted-embedder',
+      input: texts,
+      encoding_format: 'float',
+    });
+    expect(running.embeddingRequests[0]?.headers.authorization).toBe(`Bearer ${API_KEY}`);
+    expect(running.chatRequests).toEqual([]);
+    expect(running.remainingSteps).toBe(1);
+    expect(await client.embed?.([])).toEqual([]);
+    expect(running.embeddingRequests).toHaveLength(1);
+  });
+
+  it('puts the vectors back in input order when the server lists them out of order', async () => {
+    // A bare server, since the scripted one always answers in order.
+    const data = [
+      { object: 'embedding', index: 2, embedding: [0, 0, 1] },
+      { object: 'embedding', index: 0, embedding: [1, 0, 0] },
+      { object: 'embedding', index: 1, embedding: [0, 1, 0] },
+    ];
+    let answer: unknown = { object: 'list', data, model: 'e', usage: { prompt_tokens: 3, total_tokens: 3 } };
+    const bare = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(answer));
+    });
+    await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = bare.address() as AddressInfo;
+      const client = new OpenAiLlmClient({ baseUrl: `http://127.0.0.1:${port}/v1`, model: 'm', embeddingModel: 'e' });
+      expect(await client.embed?.(texts)).toEqual([
+        [1, 0, 0],
+        [0, 1, 0],
+        [0, 0, 1],
+      ]);
+      answer = { object: 'list', data: data.slice(1), model: 'e' };
+      const error = await client.embed?.(texts).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(LlmResponseInvalidError);
+      expect((error as Error).message).toContain('got 2 embedding(s) for 3 input(s)');
+    } finally {
+      await new Promise((resolve) => bare.close(resolve));
+    }
+  });
+
+  it('has no embed without an embedding model, and one that works detached with it', async () => {
+    const running = await start([]);
+    expect(clientFor(running).embed).toBeUndefined();
+    expect('embed' in clientFor(running)).toBe(false);
+    const settings: LlmSettings = {
+      baseUrl: running.url,
+      apiKey: API_KEY,
+      model: 'configured-model',
+      embeddingModel: 'configured-embedder',
+      stageModels: {},
+      timeoutMs: 5_000,
+      maxRetries: 0,
+    };
+    const { embed } = createLlmClient(settings, createLogger({ level: 'silent' }));
+    expect(await embed?.(['churn'])).toEqual([hashedWordVector('churn')]);
+    expect(running.embeddingRequests[0]?.body?.model).toBe('configured-embedder');
+    const { embeddingModel: _, ...withoutEmbeddings } = settings;
+    expect(createLlmClient(withoutEmbeddings, createLogger({ level: 'silent' })).embed).toBeUndefined();
+  });
+
+  it('retries a 500 like a completion, then reports LlmUnavailableError naming LLM_BASE_URL', async () => {
+    let failures = 1;
+    const running = await start([], {
+      embed: (text) => (failures-- > 0 ? serverError('embedder warming up') : hashedWordVector(text)),
+    });
+    const client = clientFor(running, { embeddingModel: 'e', maxRetries: 2 });
+    expect(await client.embed?.(['churn'])).toEqual([hashedWordVector('churn')]);
+    expect(running.embeddingRequests).toHaveLength(2);
+
+    failures = 10;
+    const error = await client.embed?.(['churn']).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(LlmUnavailableError);
+    expect((error as Error).message).toContain('LLM_BASE_URL');
+    expect((error as Error).message).toContain('embedder warming up');
+    expect(running.embeddingRequests).toHaveLength(2 + 3);
+  });
+
+  it('reports 429 after the retries as LlmRateLimitedError carrying Retry-After', async () => {
+    const running = await start([], { embed: () => rateLimit({ retryAfterMs: 20 }) });
+    const error = await clientFor(running, { embeddingModel: 'e', maxRetries: 1 })
+      .embed?.(texts)
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(LlmRateLimitedError);
+    expect(error).toMatchObject({ code: 'LLM_RATE_LIMITED', retryAfterMs: 20 });
+    expect(running.embeddingRequests).toHaveLength(2);
+  });
+
+  it('reports a rejected request as LlmRequestError, without retrying', async () => {
+    const running = await start([], { embed: () => fail(404, "The model 'nope' does not exist.") });
+    const error = await clientFor(running, { embeddingModel: 'nope' })
+      .embed?.(texts)
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(LlmRequestError);
+    expect((error as Error).message).toContain("The model 'nope' does not exist.");
+    expect(running.embeddingRequests).toHaveLength(1);
+  });
+
+  it('cancels during the backoff before a retry', async () => {
+    const running = await start([], { embed: () => rateLimit({ retryAfterSeconds: 30 }) });
+    const controller = new AbortController();
+    const pending = clientFor(running, { embeddingModel: 'e', maxRetryDelayMs: 60_000 })
+      .embed?.(texts, { signal: controller.signal })
+      .catch((caught: unknown) => caught);
+    await waitFor(() => running.embeddingRequests.length === 1);
+    controller.abort();
+    expect(await pending).toBeInstanceOf(LlmCancelledError);
+    expect(running.embeddingRequests).toHaveLength(1);
   });
 });
 

@@ -1,12 +1,14 @@
 /**
  * The LLM stand-in: an OpenAI-compatible HTTP server that answers from a script instead of a model.
  *
- * It speaks the real wire protocol (`POST /v1/chat/completions`, JSON or server-sent events, and
- * `GET /v1/models`), so the unmodified `openai` SDK talks to it. Each chat request takes the next
- * step of the script; a step is a reply (text and/or tool calls), a fault (an HTTP error, a slow
- * answer), or a function of the conversation that returns one. Every request is recorded as
- * received (nothing redacted) for tests to assert on. A script that runs out answers HTTP 500 saying
- * so, so a test that expects fewer model calls fails loudly.
+ * It speaks the real wire protocol (`POST /v1/chat/completions`, JSON or server-sent events,
+ * `POST /v1/embeddings` and `GET /v1/models`), so the unmodified `openai` SDK talks to it. Each chat
+ * request takes the next step of the script; a step is a reply (text and/or tool calls), a fault (an
+ * HTTP error, a slow answer), or a function of the conversation that returns one. Embedding requests
+ * take no step: each input is embedded by the `embed` option, by default a hashed bag of words, so
+ * texts sharing words come out similar. Every request is recorded as received (nothing redacted) for
+ * tests to assert on. A script that runs out answers HTTP 500 saying so, so a test that expects fewer
+ * model calls fails loudly.
  *
  * Used by tests and by the demo: no test-framework imports here.
  *
@@ -191,6 +193,11 @@ export interface ScriptedModelServerOptions {
   models?: string[];
   /** When set, requests without `Authorization: Bearer <apiKey>` get 401. Default: any bearer is accepted. */
   apiKey?: string;
+  /**
+   * The vector of one embedding input, or a fault to answer the whole request with (e.g. `rateLimit()`).
+   * Default {@link hashedWordVector}.
+   */
+  embed?: (text: string) => number[] | ScriptFault;
 }
 
 export interface ScriptedModelServer {
@@ -200,6 +207,8 @@ export interface ScriptedModelServer {
   readonly requests: RecordedRequest[];
   /** The chat-completion requests only. */
   readonly chatRequests: RecordedRequest[];
+  /** The embedding requests only. */
+  readonly embeddingRequests: RecordedRequest[];
   /** Steps not yet consumed. */
   readonly remainingSteps: number;
   close(): Promise<void>;
@@ -317,9 +326,10 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
         object: 'list',
         data: models.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'scripted' })),
       });
-    } else if (route === 'POST /v1/chat/completions') {
+    } else if (route === 'POST /v1/chat/completions' || route === 'POST /v1/embeddings') {
       if (!bodyIsJson || body === undefined)
         sendError(response, 400, 'The request body is not JSON.', 'invalid_request_error');
+      else if (route === 'POST /v1/embeddings') embeddings(body, options.embed ?? hashedWordVector, response);
       else await chat(body, response);
     } else {
       sendError(response, 404, `scripted model: no route for ${route}`, 'invalid_request_error');
@@ -344,6 +354,9 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     get chatRequests() {
       return requests.filter((request) => request.path.startsWith('/v1/chat/completions'));
     },
+    get embeddingRequests() {
+      return requests.filter((request) => request.path.startsWith('/v1/embeddings'));
+    },
     get remainingSteps() {
       return steps.length;
     },
@@ -355,6 +368,59 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
         server.closeAllConnections();
       }),
   };
+}
+
+// ---- embeddings ------------------------------------------------------------------------------
+
+/**
+ * A deterministic stand-in for an embedding model: lower-cased words hashed (FNV-1a) into
+ * `dimensions` buckets, L2-normalised, so texts that share words have a positive cosine. A text
+ * without words gives the zero vector.
+ */
+export function hashedWordVector(text: string, dimensions = 64): number[] {
+  const vector = new Array<number>(dimensions).fill(0);
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    let hash = 0x811c9dc5;
+    for (const unit of word) hash = Math.imul(hash ^ (unit.codePointAt(0) ?? 0), 0x01000193) >>> 0;
+    vector[hash % dimensions] = (vector[hash % dimensions] ?? 0) + 1;
+  }
+  const norm = Math.hypot(...vector);
+  return norm === 0 ? vector : vector.map((value) => value / norm);
+}
+
+/** Answers `POST /v1/embeddings` in the OpenAI shape; `encoding_format: base64` as the SDK asks by default. */
+function embeddings(
+  body: Record<string, unknown>,
+  embed: (text: string) => number[] | ScriptFault,
+  response: ServerResponse,
+): void {
+  const input = body.input;
+  const texts = typeof input === 'string' ? [input] : input;
+  if (!Array.isArray(texts) || !texts.every((text) => typeof text === 'string')) {
+    sendError(response, 400, "'input' must be a string or an array of strings.", 'invalid_request_error');
+    return;
+  }
+  const vectors: number[][] = [];
+  for (const text of texts) {
+    const vector = embed(text);
+    if (!Array.isArray(vector)) {
+      sendError(response, vector.status, vector.message, vector.type ?? 'scripted_fault', vector.headers ?? {});
+      return;
+    }
+    vectors.push(vector);
+  }
+  const base64 = body.encoding_format === 'base64';
+  const tokens = texts.reduce((sum, text) => sum + Math.ceil(text.length / 4), 0);
+  sendJson(response, 200, {
+    object: 'list',
+    data: vectors.map((vector, index) => ({
+      object: 'embedding',
+      index,
+      embedding: base64 ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector,
+    })),
+    model: typeof body.model === 'string' ? body.model : '',
+    usage: { prompt_tokens: tokens, total_tokens: tokens },
+  });
 }
 
 // ---- wire shapes -----------------------------------------------------------------------------
