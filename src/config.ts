@@ -66,6 +66,7 @@ const schema = z.object({
     .default(''),
   TALLY_APPROVE_EXTRACT_ROWS: count(1_000_000),
   TALLY_PLAYBOOK_DIR: z.string().min(1).optional(),
+  TALLY_MAX_UPLOAD_MB: count(50),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\/.+/, 'use redis://host:port or rediss://…')
@@ -150,6 +151,8 @@ export interface ReviewSettings {
   extractBudgetRows: number;
   /** Where playbooks saved from accepted reports are written and read from (TALLY_PLAYBOOK_DIR). */
   playbookDir: string;
+  /** Files people share in a thread above this size are refused (TALLY_MAX_UPLOAD_MB). */
+  maxUploadBytes: number;
 }
 
 /** The approval mode for a thread that has not set one: its channel's, else the default. */
@@ -258,6 +261,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
       }),
       extractBudgetRows: e.TALLY_APPROVE_EXTRACT_ROWS,
       playbookDir: e.TALLY_PLAYBOOK_DIR ? resolve(e.TALLY_PLAYBOOK_DIR) : resolve(home, 'playbooks'),
+      maxUploadBytes: e.TALLY_MAX_UPLOAD_MB * 1024 * 1024,
     },
     redisUrl: e.REDIS_URL,
     databaseLimits: {

@@ -107,6 +107,7 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     reviewers: config.review.reviewers,
     approvalMode: (threadKey) => approvalModeFor(config.review, threadKey),
     playbookDir: config.review.playbookDir,
+    maxUploadBytes: config.review.maxUploadBytes,
     onPlaybookSaved: async (path) => agent.addPlaybook(parsePlaybook(path, await readFile(path, 'utf8'))),
     logger: logger.child({ component: 'sessions' }),
   });

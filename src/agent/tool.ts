@@ -74,7 +74,9 @@ export type Pause =
  */
 export type KernelJournalEntry =
   | { kind: 'python'; code: string }
-  | { kind: 'extract'; database: string; sql: string; name: string };
+  | { kind: 'extract'; database: string; sql: string; name: string }
+  /** A file a person shared, delivered at `/inputs/<path>`; its bytes are kept in the store under `key`. */
+  | { kind: 'file'; path: string; key: string };
 
 export interface ToolOutcome {
   /** What the model reads as the tool's result. */

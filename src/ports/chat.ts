@@ -21,7 +21,16 @@ export interface Inbound {
   text: string;
   /** A button or choice: its id and value (e.g. an answer to a question). */
   action?: { id: string; value: string };
+  /** Files the person shared with the message; downloaded only if accepted. */
+  files?: SharedFile[];
   receivedAt: number;
+}
+
+export interface SharedFile {
+  name: string;
+  mime: string;
+  sizeBytes: number;
+  download(): Promise<Buffer>;
 }
 
 export type Post =

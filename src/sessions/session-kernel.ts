@@ -43,6 +43,12 @@ export class SessionKernels {
 
   private async replay(kernel: Kernel, entry: JournalEntry): Promise<boolean> {
     if (entry.kind === 'python') return (await kernel.run(entry.code)).error === undefined;
+    if (entry.kind === 'file') {
+      const data = await this.store.get<string>(entry.key);
+      if (data === undefined) return false;
+      await kernel.writeFile(entry.path, Buffer.from(data, 'base64'));
+      return true;
+    }
     const database = this.databases.find((candidate) => candidate.name === entry.database);
     if (!database) return false;
     try {

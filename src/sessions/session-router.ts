@@ -25,6 +25,7 @@ import type { SessionKernels } from './session-kernel.js';
 import { type LogEvent, SESSIONS_LIST, SessionLog } from './session-log.js';
 import { lockName, newSession, type SessionRecord, sessionKey } from './session-record.js';
 import { sessionWorkbench } from './session-workbench.js';
+import { receiveFiles } from './shared-files.js';
 import { parseThreadCommand } from './thread-command.js';
 import { DONE, type Handled, type ThreadContext } from './thread-context.js';
 import { findUserCode } from './user-code.js';
@@ -40,6 +41,8 @@ export interface SessionRouterOptions extends ReportCommandOptions {
   reviewers: readonly string[];
   /** The approval mode of a thread that has not set one (its channel's default). */
   approvalMode: (threadKey: ThreadKey) => ApprovalMode;
+  /** Files people share larger than this are refused. */
+  maxUploadBytes: number;
   logger: Logger;
 }
 
@@ -180,7 +183,28 @@ export class SessionRouter {
       await this.options.kernels.record(threadKey, entry);
     };
     try {
-      const code = handled.kind === 'request' ? findUserCode(handled.text) : undefined;
+      let text = handled.kind === 'request' ? handled.text : inbound.text;
+      if (inbound.files?.length) {
+        const received = await receiveFiles(inbound.files, {
+          threadKey,
+          maxBytes: this.options.maxUploadBytes,
+          kernel,
+          store: this.options.store,
+          record,
+        });
+        for (const line of received.refused) await emit({ kind: 'error', text: `Not taken: ${line}` });
+        if (received.delivered.length > 0) {
+          const note = `[Shared files, readable in the kernel: ${received.delivered.join(', ')}]`;
+          if (text.trim() === '') {
+            session.conversation.messages.push({ role: 'user', content: note });
+            await emit({ kind: 'text', markdown: `Got it: ${received.delivered.join(', ')}. Ask me about it.` });
+            return;
+          }
+          text = `${text}\n\n${note}`;
+        }
+        if (text.trim() === '') return;
+      }
+      const code = handled.kind === 'request' ? findUserCode(text) : undefined;
       if (code) {
         await runUserCode(code, {
           kernel,
@@ -194,7 +218,7 @@ export class SessionRouter {
       }
       const resume: Resume | undefined = handled.kind === 'resume' ? handled.resume : undefined;
       await this.options.agent.runTurn({
-        text: handled.kind === 'request' ? handled.text : inbound.text,
+        text,
         conversation: session.conversation,
         settings: { ...session.settings, approve: session.settings.approve ?? this.options.approvalMode(threadKey) },
         kernel,

@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/config.js';
 import { createTally, type Tally } from '../../src/create-tally.js';
 import { createLlmClient } from '../../src/llm/create-llm-client.js';
 import { createLogger } from '../../src/logger.js';
-import type { Post } from '../../src/ports/chat.js';
+import type { Post, SharedFile } from '../../src/ports/chat.js';
 import { loadTelco } from '../../telco_data/index.js';
 import { cleanUp } from './clean-up.js';
 import { containersOf, requireSandboxImage } from './docker.js';
@@ -98,13 +98,14 @@ export async function startTallyFixture(script: ScriptStep[], env: Record<string
     async say(text, threadKey = thread) {
       await fixture.send({ text, threadKey });
     },
-    async send({ text = '', user = 'U1', action, threadKey = thread }) {
+    async send({ text = '', user = 'U1', action, files, threadKey = thread }) {
       await fixture.tally.router.handle({
         threadKey,
         user: { id: user },
         text,
         receivedAt: Date.now(),
         ...(action ? { action } : {}),
+        ...(files ? { files } : {}),
       });
     },
     transcript(threadKey = thread) {

@@ -1,0 +1,76 @@
+/**
+ * Files people share in a thread: data files (CSV, TSV, Excel, JSON) within the size limit are
+ * delivered read-only into the session's kernel at `/inputs/uploads/<name>` and kept in the store, so
+ * a new kernel gets them back; anything else is refused with the reason. Returns the notes the
+ * agent reads about them.
+ */
+
+import type { KernelJournalEntry } from '../agent/tool.js';
+import type { SharedFile } from '../ports/chat.js';
+import type { Kernel } from '../ports/sandbox.js';
+import type { Store } from '../ports/store.js';
+
+const KINDS: Record<string, string> = {
+  '.csv': 'CSV',
+  '.tsv': 'TSV',
+  '.xlsx': 'Excel',
+  '.xls': 'Excel',
+  '.json': 'JSON',
+};
+
+export interface ReceiveFilesOptions {
+  threadKey: string;
+  maxBytes: number;
+  kernel: () => Promise<Kernel>;
+  store: Store;
+  record: (entry: KernelJournalEntry) => Promise<void>;
+}
+
+export interface ReceivedFiles {
+  /** One line per delivered file, for the agent: where it is and what it is. */
+  delivered: string[];
+  /** One line per refused file, for the person. */
+  refused: string[];
+}
+
+export async function receiveFiles(files: SharedFile[], options: ReceiveFilesOptions): Promise<ReceivedFiles> {
+  const delivered: string[] = [];
+  const refused: string[] = [];
+  for (const file of files) {
+    const name = safeName(file.name);
+    const extension = /\.[^.]+$/.exec(name)?.[0]?.toLowerCase() ?? '';
+    const kind = KINDS[extension];
+    if (!kind) {
+      refused.push(`${file.name}: I only take CSV, TSV, Excel and JSON files.`);
+      continue;
+    }
+    if (file.sizeBytes > options.maxBytes) {
+      refused.push(`${file.name}: ${megabytes(file.sizeBytes)} is over the ${megabytes(options.maxBytes)} limit.`);
+      continue;
+    }
+    const content = await file.download();
+    if (content.byteLength > options.maxBytes) {
+      refused.push(`${file.name}: ${megabytes(content.byteLength)} is over the ${megabytes(options.maxBytes)} limit.`);
+      continue;
+    }
+    const path = `uploads/${name}`;
+    const key = `upload:${options.threadKey}:${name}`;
+    await options.store.set(key, content.toString('base64'));
+    await (await options.kernel()).writeFile(path, content);
+    await options.record({ kind: 'file', path, key });
+    delivered.push(`/inputs/${path} (${kind}, ${megabytes(content.byteLength)})`);
+  }
+  return { delivered, refused };
+}
+
+/** A file name without folders or odd characters, so it stays inside /inputs/uploads. */
+function safeName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? '';
+  const cleaned = base
+    .replace(/[^\w.\- ]+/g, '_')
+    .replace(/^\.+/, '')
+    .trim();
+  return cleaned === '' ? 'upload' : cleaned.slice(0, 120);
+}
+
+const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(bytes < 1024 * 1024 ? 2 : 1)} MB`;

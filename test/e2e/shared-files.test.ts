@@ -1,0 +1,65 @@
+/**
+ * Files people share in a thread: data files land read-only in the kernel and the agent is told
+ * where; other types and oversized files are refused; a new kernel gets them back from the store.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SharedFile } from '../../src/ports/chat.js';
+import { callTool, type ScriptContext, say } from '../support/scripted-model-server.js';
+import { postsOf, startTallyFixture, type TallyFixture } from '../support/tally-fixture.js';
+
+const csv = 'region,sales\nnorth,10\nsouth,32\n';
+const shared = (name: string, content: string | Buffer, mime = 'text/csv'): SharedFile => {
+  const bytes = Buffer.from(content);
+  return { name, mime, sizeBytes: bytes.byteLength, download: async () => bytes };
+};
+
+let fixture: TallyFixture;
+let told = '';
+
+beforeAll(async () => {
+  fixture = await startTallyFixture(
+    [
+      (context: ScriptContext) => {
+        told = JSON.stringify(context.messages.at(-1));
+        return callTool('triage', { verdict: 'answerable' });
+      },
+      callTool('run_python', {
+        code: 'import pandas as pd\nsales = pd.read_csv("/inputs/uploads/sales.csv")\nint(sales.sales.sum())',
+      }),
+      (context) => say(`Total sales: ${context.lastToolResult?.content.split('\n').at(-1)}`),
+    ],
+    { TALLY_MAX_UPLOAD_MB: '1' },
+  );
+}, 120_000);
+afterAll(async () => {
+  await fixture?.close();
+});
+
+describe('shared files', () => {
+  it('delivers a CSV into the kernel and tells the agent where it is', async () => {
+    await fixture.send({ text: 'What are the total sales in this file?', files: [shared('sales.csv', csv)] });
+    expect(told).toContain('/inputs/uploads/sales.csv (CSV');
+    expect(postsOf(fixture.posts, 'text').at(-1)?.markdown).toBe('Total sales: 42');
+  });
+
+  it('refuses other types and files over the limit, saying why, and keeps nothing of them', async () => {
+    await fixture.send({
+      files: [
+        shared('tool.exe', 'MZ', 'application/octet-stream'),
+        shared('huge.csv', Buffer.alloc(1024 * 1024 + 1, 'a')),
+      ],
+    });
+    const errors = postsOf(fixture.posts, 'error').map((post) => post.text);
+    expect(errors).toContain('Not taken: tool.exe: I only take CSV, TSV, Excel and JSON files.');
+    expect(errors.some((text) => text.startsWith('Not taken: huge.csv: 1.0 MB is over the 1.0 MB limit'))).toBe(true);
+    await fixture.say('```python\nimport os\nsorted(os.listdir("/inputs/uploads"))\n```');
+    expect(postsOf(fixture.posts, 'code').at(-1)?.output).toContain("['sales.csv']");
+  });
+
+  it('gives a new kernel the shared files back after a restart', async () => {
+    await fixture.stop();
+    await fixture.restart([]);
+    await fixture.say('```python\nopen("/inputs/uploads/sales.csv").read().splitlines()[-1]\n```');
+    expect(postsOf(fixture.posts, 'code').at(-1)?.output).toContain('south,32');
+  });
+});
