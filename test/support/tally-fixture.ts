@@ -38,6 +38,7 @@ export interface TallyFixture {
     text?: string;
     user?: string;
     action?: { id: string; value: string };
+    files?: SharedFile[];
     threadKey?: string;
   }): Promise<void>;
   /** Text of the posts of a thread (charts as "[chart]"). */
