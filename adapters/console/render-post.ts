@@ -1,7 +1,6 @@
 /** How a post looks in a terminal: plain text with light markers, tables aligned, choices numbered. */
 import type { Post } from '../../src/ports/chat.js';
-
-const MAX_CELL = 30;
+import { renderTable } from '../common/render-table.js';
 
 /** Posts with bytes (charts, files, a review's figures) are saved by the adapter; this renders the text. */
 export function renderPost(post: Exclude<Post, { kind: 'chart' | 'file' }>): string {
@@ -50,22 +49,4 @@ function renderReview(post: Extract<Post, { kind: 'review' }>): string {
   }
   lines.push(`Reply: ${post.controls.map((control) => CONTROL_HINTS[control]).join(' · ')}`);
   return lines.join('\n');
-}
-
-export function renderTable(columns: string[], rows: unknown[][], truncated: boolean, title?: string): string {
-  const text = (value: unknown) => {
-    const raw = value === null || value === undefined ? 'NULL' : String(value);
-    return raw.length > MAX_CELL ? `${raw.slice(0, MAX_CELL - 1)}…` : raw;
-  };
-  const cells = [columns, ...rows.map((row) => row.map(text))];
-  const widths = columns.map((_, index) => Math.max(...cells.map((row) => (row[index] ?? '').length)));
-  const line = (row: string[]) =>
-    row
-      .map((cell, index) => cell.padEnd(widths[index] ?? 0))
-      .join('  ')
-      .trimEnd();
-  const body = [line(columns), widths.map((width) => '-'.repeat(width)).join('  '), ...cells.slice(1).map(line)];
-  if (title) body.unshift(title);
-  if (truncated) body.push(`(first ${rows.length} rows)`);
-  return body.join('\n');
 }

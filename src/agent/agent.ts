@@ -14,7 +14,8 @@ import { fitToBudget } from './context-budget.js';
 import { answerText, type Conversation, type PendingQuestion } from './conversation.js';
 import { describeCall } from './describe-call.js';
 import { finishTurn, type TurnOutcome } from './finish-turn.js';
-import { formatPlaybookForPrompt, type Playbook, rankPlaybooks } from './playbooks.js';
+import { rankPlaybooksFor } from './playbook-ranking.js';
+import { formatPlaybookForPrompt, type Playbook } from './playbooks.js';
 import { runToolLoop } from './run-tool-loop.js';
 import { summariseSchema } from './schema-summary.js';
 import type { AgentSettings } from './settings.js';
@@ -184,7 +185,12 @@ export class Agent {
         });
         return 'out_of_scope';
       }
-      const [followed] = rankPlaybooks(this.options.playbooks ?? [], text);
+      const { embed } = this.options.llm;
+      const [followed] = await rankPlaybooksFor(this.options.playbooks ?? [], text, {
+        ...(embed ? { embed } : {}),
+        signal: request.signal,
+        logger: this.options.logger,
+      });
       if (followed) {
         conversation.playbook = followed.playbook.file;
         playbook = this.playbook(followed.playbook.file);

@@ -13,17 +13,15 @@
  * A playbook is returned when its score reaches 0.5. So a playbook that BM25 alone would follow
  * (best, at least 1.5) always qualifies; one sharing no word with the request needs a cosine of 0.5;
  * weak evidence of both kinds adds up; a request unrelated to every playbook gets none. Among
- * qualifying playbooks the embeddings break near-ties of BM25. The 0.5 assumes a model that puts
- * unrelated texts well below 0.5 (as text-embedding-3-* do); a model whose cosines start high would
- * attach a playbook to everything.
+ * qualifying playbooks the embeddings break near-ties of BM25. The 0.5 assumes a model under which
+ * unrelated texts stay well below a cosine of 0.5; with a model whose cosines start high, every
+ * request would get a playbook and the threshold would need raising (not measured on real models).
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from '../logger.js';
 import type { LlmClient } from '../ports/llm.js';
-import { type Playbook, type RankedPlaybook, rankPlaybooks } from './playbooks.js';
+import { BM25_MIN_SCORE, type Playbook, type RankedPlaybook, rankPlaybooks } from './playbooks.js';
 
-/** The default `minScore` of `rankPlaybooks`: a BM25 score this high is a match on words alone. */
-const BM25_MIN_SCORE = 1.5;
 /** The hybrid score a playbook must reach (see the file header). */
 const HYBRID_MIN_SCORE = 0.5;
 
@@ -104,11 +102,13 @@ async function cosines(
     [request, ...missing.map(({ text }) => text)],
     signal === undefined ? undefined : { signal },
   );
+  const query = vectors[0] ?? [];
+  // Checked before caching, so one bad answer cannot spoil the later turns.
   if (vectors.length !== missing.length + 1) {
     throw new Error(`got ${vectors.length} embedding(s) for ${missing.length + 1} text(s)`);
   }
-  missing.forEach(({ key }, index) => cached.set(key, vectors[index + 1] ?? []));
-  const query = vectors[0] ?? [];
+  if (vectors.some((vector) => vector.length !== query.length)) throw new Error('embeddings of different lengths');
+  for (const [index, { key }] of missing.entries()) cached.set(key, vectors[index + 1] ?? []);
   return documents.map(({ key }) => cosine(query, cached.get(key) ?? []));
 }
 

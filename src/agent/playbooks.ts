@@ -44,6 +44,9 @@ export interface RankedPlaybook {
   score: number;
 }
 
+/** The default `minScore` of `rankPlaybooks`: a BM25 score this high is a match on words alone. */
+export const BM25_MIN_SCORE = 1.5;
+
 export const PLAYBOOKS_DIR = join(PROMPTS_DIR, 'playbooks');
 
 /** Every `*.md` in the folder except README.md, sorted by file name. An empty folder gives no playbooks. */
@@ -112,7 +115,7 @@ function parseSections(path: string, body: string): Record<PlaybookSection, stri
  * twice, `when` and the body once). Empty when even the best one scores below `minScore`.
  */
 export function rankPlaybooks(playbooks: Playbook[], request: string, options: RankOptions = {}): RankedPlaybook[] {
-  const { top = 1, minScore = 1.5 } = options;
+  const { top = 1, minScore = BM25_MIN_SCORE } = options;
   const documents = playbooks.map((playbook) =>
     tokenize(
       [

@@ -151,7 +151,10 @@ export class OpenAiLlmClient implements LlmClient {
   }
 
   /** Sends the call, retrying as the file header describes; throws `AppError`s only. */
-  async #send<Result extends { usage?: unknown }>(call: Call<Result>, signal: AbortSignal | undefined): Promise<Result> {
+  async #send<Result extends { usage?: unknown }>(
+    call: Call<Result>,
+    signal: AbortSignal | undefined,
+  ): Promise<Result> {
     const attempts = this.#maxRetries + 1;
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.#attempt(call, signal);

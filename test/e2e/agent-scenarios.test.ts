@@ -142,6 +142,24 @@ describe('the agent', () => {
     }
   });
 
+  it('with an embedding model, finds the playbook for a request in other words', async () => {
+    // A stand-in embedding where "attrition" and "leave" mean churn; BM25 alone finds nothing here.
+    const embed = (text: string) => {
+      const lower = text.toLowerCase();
+      const churny = /churn|attrition|leave/.test(lower) ? 1 : 0;
+      const drivers = /driver|factor|reason|why/.test(lower) ? 1 : 0;
+      return [churny, drivers, churny && drivers ? 1 : 0, 0.05];
+    };
+    fixture = await startTallyFixture(
+      [callTool('triage', { verdict: 'answerable' }), say('Contract type matters most.')],
+      { LLM_EMBEDDING_MODEL: 'scripted-embedding' },
+      { embed },
+    );
+    await fixture.say('Reasons for attrition?');
+    expect(postsOf(fixture.posts, 'text')[0]?.markdown).toMatch(/^Following playbook: .+ \(churn-drivers\.md\)$/);
+    expect(fixture.server.requests.some((request) => request.path.startsWith('/v1/embeddings'))).toBe(true);
+  });
+
   it('says honestly when the data cannot answer, and names what is there', async () => {
     fixture = await startTallyFixture([
       callTool('triage', { verdict: 'out_of_scope', reason: 'there is no call-centre or complaint data' }),

@@ -375,7 +375,9 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
 /**
  * A deterministic stand-in for an embedding model: lower-cased words hashed (FNV-1a) into
  * `dimensions` buckets, L2-normalised, so texts that share words have a positive cosine. A text
- * without words gives the zero vector.
+ * without words gives the zero vector. Common words and bucket collisions count too: a short
+ * sentence and a long unrelated text can reach a cosine of 0.3 to 0.45, so a test that needs sharp
+ * similarity passes its own `embed`.
  */
 export function hashedWordVector(text: string, dimensions = 64): number[] {
   const vector = new Array<number>(dimensions).fill(0);

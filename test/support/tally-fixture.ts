@@ -16,7 +16,12 @@ import { loadTelco } from '../../telco_data/index.js';
 import { cleanUp } from './clean-up.js';
 import { containersOf, requireSandboxImage } from './docker.js';
 import { createTestDatabase, type TestDatabase } from './mariadb.js';
-import { type ScriptedModelServer, type ScriptStep, startScriptedModelServer } from './scripted-model-server.js';
+import {
+  type ScriptedModelServer,
+  type ScriptedModelServerOptions,
+  type ScriptStep,
+  startScriptedModelServer,
+} from './scripted-model-server.js';
 
 export interface PostedMessage {
   threadKey: string;
@@ -50,7 +55,11 @@ export interface TallyFixture {
   close(): Promise<void>;
 }
 
-export async function startTallyFixture(script: ScriptStep[], env: Record<string, string> = {}): Promise<TallyFixture> {
+export async function startTallyFixture(
+  script: ScriptStep[],
+  env: Record<string, string> = {},
+  model: Omit<ScriptedModelServerOptions, 'script'> = {},
+): Promise<TallyFixture> {
   await requireSandboxImage();
   const home = await mkdtemp(join(tmpdir(), 'tally-e2e-'));
   const database: TestDatabase = await createTestDatabase('tally_e2e');
@@ -58,7 +67,7 @@ export async function startTallyFixture(script: ScriptStep[], env: Record<string
   const instance = `e2e-${randomBytes(4).toString('hex')}`;
   const thread = `console:test:${instance}`;
   const posts: PostedMessage[] = [];
-  let server = await startScriptedModelServer({ script });
+  let server = await startScriptedModelServer({ ...model, script });
   let tally: Tally | undefined;
 
   const start = async () => {
@@ -121,7 +130,7 @@ export async function startTallyFixture(script: ScriptStep[], env: Record<string
     },
     async restart(next) {
       await server.close();
-      server = await startScriptedModelServer({ script: next });
+      server = await startScriptedModelServer({ ...model, script: next });
       await start();
     },
     async close() {

@@ -159,15 +159,24 @@ describe('rankPlaybooksFor', () => {
     expect(await rankPlaybooksFor(playbooks, 'Reasons for attrition', { embed: failing, logger })).toEqual([]);
   });
 
-  it('falls back to BM25 on vectors it cannot use', async () => {
+  it('falls back to BM25 on vectors it cannot use, and keeps none of them', async () => {
     const { lines, logger } = captureLogs();
     const tooFew = async (texts: string[]) => texts.slice(1).map(conceptVector);
-    const mixedLengths = async (texts: string[]) =>
-      texts.map((text, index) => (index === 0 ? [1] : conceptVector(text)));
-    for (const embed of [tooFew, mixedLengths]) {
+    let calls = 0;
+    /** The first answer gives the last playbook a vector of another length; later answers are good. */
+    const badOnce = async (texts: string[]) =>
+      texts.map((text, index) => (calls === 0 && index === texts.length - 1 ? [1] : conceptVector(text)));
+    for (const embed of [tooFew, badOnce]) {
       const [best] = await rankPlaybooksFor(playbooks, 'Cluster the customers', { embed, logger });
       expect(best?.playbook.file).toBe('customer-segmentation.md');
     }
+    expect(lines.map((line) => JSON.parse(line).err.message)).toEqual([
+      `got ${playbooks.length} embedding(s) for ${playbooks.length + 1} text(s)`,
+      'embeddings of different lengths',
+    ]);
+    calls++;
+    const [best] = await rankPlaybooksFor(playbooks, 'Reasons for attrition', { embed: badOnce, logger });
+    expect(best?.playbook.file).toBe('churn-drivers.md');
     expect(lines).toHaveLength(2);
   });
 

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   callTool,
   callTools,
+  hashedWordVector,
   type ScriptedModelServer,
   type ScriptStep,
   say,
@@ -139,6 +140,47 @@ describe('scripted model server', () => {
     ).toEqual(['a', 'b']);
     expect(chunks.at(-2).choices[0].finish_reason).toBe('tool_calls');
     expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { total_tokens: expect.any(Number) } });
+  });
+
+  it('embeds a string or a list of strings without taking a script step', async () => {
+    const running = await start([say('next')]);
+    const embed = async (body: Record<string, unknown>) => {
+      const response = await fetch(`${running.url}/embeddings`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer anything' },
+        body: JSON.stringify({ model: 'embedder', ...body }),
+      });
+      return {
+        status: response.status,
+        json: (await response.json()) as { data: Array<{ index: number; embedding: number[] & string }> },
+      };
+    };
+    const one = await embed({ input: 'Why do customers churn?' });
+    expect(one.json).toMatchObject({
+      object: 'list',
+      data: [{ object: 'embedding', index: 0, embedding: hashedWordVector('Why do customers churn?') }],
+      model: 'embedder',
+      usage: { prompt_tokens: expect.any(Number), total_tokens: expect.any(Number) },
+    });
+    const texts = ['customers churn', 'customers who churn', 'weather in Paris'];
+    const many = await embed({ input: texts });
+    const [churn = [], alsoChurn = [], weather = []] = many.json.data.map((item) => item.embedding);
+    const dot = (left: number[], right: number[]) =>
+      left.reduce((sum, value, index) => sum + value * (right[index] ?? 0), 0);
+    expect(churn).toHaveLength(64);
+    expect(dot(churn, churn)).toBeCloseTo(1);
+    expect(dot(churn, alsoChurn)).toBeGreaterThan(dot(churn, weather) + 0.3);
+    const base64 = await embed({ input: texts, encoding_format: 'base64' });
+    const bytes = Buffer.from(base64.json.data[1]?.embedding ?? '', 'base64');
+    const decoded = Array.from(new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4));
+    expect(decoded).toHaveLength(64);
+    for (const [index, value] of decoded.entries()) expect(value).toBeCloseTo(alsoChurn[index] ?? Number.NaN, 6);
+    expect((await embed({ input: [1, 2, 3] })).status).toBe(400);
+
+    expect(running.requests).toHaveLength(4);
+    expect(running.embeddingRequests).toHaveLength(4);
+    expect(running.chatRequests).toEqual([]);
+    expect(running.remainingSteps).toBe(1);
   });
 
   it('lists its models', async () => {
