@@ -10,12 +10,7 @@
  * `AppError` from `src/errors.ts`.
  */
 import OpenAI from 'openai';
-import type {
-  ChatCompletion,
-  ChatCompletionCreateParamsNonStreaming,
-  ChatCompletionMessageParam,
-} from 'openai/resources/chat/completions';
-import type { CreateEmbeddingResponse } from 'openai/resources/embeddings';
+import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import {
   type AppError,
   LlmAuthError,
@@ -28,7 +23,8 @@ import {
   LlmUnavailableError,
 } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { ChatMessage, Completion, CompletionRequest, LlmClient, ToolCall, ToolSpec } from '../ports/llm.js';
+import type { Completion, CompletionRequest, LlmClient } from '../ports/llm.js';
+import { toCompletion, toVectors, toWireMessage, toWireTool } from './openai-wire.js';
 
 /** The key sent to endpoints that need none (Ollama, llama.cpp, most vLLM set-ups). */
 export const PLACEHOLDER_API_KEY = 'not-needed';
@@ -261,84 +257,6 @@ export class OpenAiLlmClient implements LlmClient {
     const backoff = this.#retryDelayMs * 2 ** (attempt - 1);
     return Math.round(Math.min(backoff * (0.75 + Math.random() * 0.25), this.#maxRetryDelayMs));
   }
-}
-
-function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {
-  switch (message.role) {
-    case 'system':
-    case 'user':
-      return { role: message.role, content: message.content };
-    case 'tool':
-      return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
-    case 'assistant':
-      return {
-        role: 'assistant',
-        content: message.content,
-        // An empty `tool_calls` array is rejected by some servers: leave the key out instead.
-        ...(message.toolCalls && message.toolCalls.length > 0
-          ? {
-              tool_calls: message.toolCalls.map((call) => ({
-                id: call.id,
-                type: 'function' as const,
-                function: { name: call.name, arguments: call.arguments },
-              })),
-            }
-          : {}),
-      };
-  }
-}
-
-function toWireTool(tool: ToolSpec) {
-  return {
-    type: 'function' as const,
-    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-  };
-}
-
-function toCompletion(completion: ChatCompletion, endpoint: string): Completion {
-  // A server that is not OpenAI-compatible may answer 200 with text or with other JSON.
-  const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
-  if (!choice?.message) {
-    const shape = typeof completion === 'string' ? 'a text body' : 'a response without choices';
-    throw new LlmResponseInvalidError(endpoint, `got ${shape}`);
-  }
-  const toolCalls: ToolCall[] = (choice.message.tool_calls ?? []).flatMap((call, index) => {
-    if (call.type !== 'function') return [];
-    const raw: unknown = call.function.arguments;
-    // Some servers send the arguments as an object rather than JSON text.
-    const args = typeof raw === 'string' ? raw : JSON.stringify(raw ?? {});
-    return [{ id: call.id || `call_${index}`, name: call.function.name, arguments: args }];
-  });
-  return {
-    message: {
-      role: 'assistant',
-      content: choice.message.content ?? null,
-      ...(toolCalls.length > 0 ? { toolCalls } : {}),
-    },
-    toolCalls,
-    usage: {
-      promptTokens: completion.usage?.prompt_tokens ?? 0,
-      completionTokens: completion.usage?.completion_tokens ?? 0,
-    },
-    finishReason: finishReasonOf(choice.finish_reason, toolCalls.length > 0),
-  };
-}
-
-/** The vectors in input order; a server may list them in any order, each with its `index`. */
-function toVectors(response: CreateEmbeddingResponse, count: number, endpoint: string): number[][] {
-  const data = Array.isArray(response?.data) ? response.data : [];
-  const vectors = Array.from({ length: count }, (_, index) => data.find((item) => item?.index === index)?.embedding);
-  if (data.length !== count || !vectors.every((vector): vector is number[] => Array.isArray(vector))) {
-    throw new LlmResponseInvalidError(endpoint, `got ${data.length} embedding(s) for ${count} input(s)`);
-  }
-  return vectors;
-}
-
-/** Some servers (Ollama among them) say `stop` when the model called tools; the calls are what count. */
-function finishReasonOf(reason: string | null, hasToolCalls: boolean): Completion['finishReason'] {
-  if (hasToolCalls && (reason === 'stop' || reason === 'function_call' || reason === null)) return 'tool_calls';
-  if (reason === 'stop' || reason === 'tool_calls' || reason === 'length' || reason === 'content_filter') return reason;
-  return 'other';
 }
 
 /** The server's own words: `error.message` from the body, else the SDK's summary. */
