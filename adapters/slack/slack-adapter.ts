@@ -1,0 +1,231 @@
+/**
+ * Slack as a chat platform, on `@slack/bolt`: Socket Mode (`appToken`) by default, or the HTTP
+ * Events API (`signingSecret`, requests verified by Bolt). Posts go out through a per-channel queue
+ * (in order, about one message per second, retried on rate limits and transient errors); charts and
+ * exports are uploaded with `files.uploadV2`; the thread status uses `assistant.threads.setStatus`,
+ * falling back to one status message that is updated, and status changes are coalesced.
+ */
+import { App, LogLevel } from '@slack/bolt';
+import type { Logger } from '../../src/logger.js';
+import type { ChatAdapter, Inbound, MessageRef, Post, ThreadKey } from '../../src/ports/chat.js';
+import { ChannelQueue } from '../common/channel-queue.js';
+import { registerSlackListeners } from './slack-listeners.js';
+import { type Remembered, renderForSlack, type SlackOp } from './slack-render.js';
+import { SlackStatus } from './slack-status.js';
+import { parseSlackThreadKey, type SlackThread } from './slack-thread-key.js';
+
+export interface SlackAdapterOptions {
+  /** Bot token (`xoxb-…`). */
+  botToken: string;
+  /** App-level token (`xapp-…`, scope `connections:write`): Socket Mode. */
+  appToken?: string;
+  /** Signing secret: the HTTP Events API on `port` instead of Socket Mode. */
+  signingSecret?: string;
+  /** HTTP mode: port of the events endpoint (`/slack/events`). Default 3000. */
+  port?: number;
+  /** Web API base URL. Default Slack's (`https://slack.com/api/`); tests point it at a stand-in. */
+  apiUrl?: string;
+  /** Channel ids tally works in; empty or absent: every channel it is in, and DMs. */
+  allowedChannels?: string[];
+  /** User ids who may use tally; empty or absent: everyone. */
+  allowedUsers?: string[];
+  /** Threads tally takes part in beyond those started since start-up (sessions in the store). */
+  isKnownThread?: (threadKey: ThreadKey) => Promise<boolean>;
+  /** Pause between two posts to one channel. Default 1000 ms. */
+  minIntervalMs?: number;
+  /** Coalesces status changes of a thread to at most one per this. Default 1000 ms. */
+  statusIntervalMs?: number;
+  /** Web API retries on 429 and network errors. Default 5. */
+  retries?: number;
+  logger: Logger;
+}
+
+export class SlackAdapter implements ChatAdapter {
+  private readonly app: App;
+  private handler: ((inbound: Inbound) => Promise<void>) | undefined;
+  private readonly queue: ChannelQueue;
+  private readonly status: SlackStatus;
+  private readonly threads = new Set<ThreadKey>();
+  private readonly posted = new Map<string, Remembered & { threadKey: string }>();
+  private botUserId = '';
+  private server: { address(): unknown } | undefined;
+
+  constructor(private readonly options: SlackAdapterOptions) {
+    if (!options.appToken && !options.signingSecret) {
+      throw new Error('Slack needs SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP events)');
+    }
+    const clientOptions = {
+      ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
+      // Set explicitly: Socket Mode would otherwise leave every client with 100 retries.
+      retryConfig: { retries: options.retries ?? 5, factor: 2, minTimeout: 200, maxTimeout: 30_000 },
+    };
+    this.app = options.appToken
+      ? new App({
+          token: options.botToken,
+          appToken: options.appToken,
+          socketMode: true,
+          clientOptions,
+          logLevel: LogLevel.ERROR,
+        })
+      : new App({
+          token: options.botToken,
+          signingSecret: options.signingSecret ?? '',
+          port: options.port ?? 3000,
+          clientOptions,
+          logLevel: LogLevel.ERROR,
+        });
+    this.queue = new ChannelQueue({ minIntervalMs: options.minIntervalMs ?? 1000, isTransient });
+    this.status = new SlackStatus(this.app.client, this.queue, options.statusIntervalMs ?? 1000, options.logger);
+    registerSlackListeners({
+      app: this.app,
+      botToken: options.botToken,
+      botUserId: () => this.botUserId,
+      deliver: (inbound) => this.deliver(inbound),
+      isKnownThread: async (threadKey) =>
+        this.threads.has(threadKey) || ((await options.isKnownThread?.(threadKey)) ?? false),
+      markThread: (threadKey) => this.threads.add(threadKey),
+      remembered: (channel, ts) => this.posted.get(`${channel}:${ts}`),
+      allowed: (channel, user) => this.allowed(channel, user),
+      refuse: (channel, user, threadTs) => this.refuse(channel, user, threadTs),
+      acknowledge: (channel, ts) =>
+        this.app.client.reactions.add({ channel, timestamp: ts, name: 'eyes' }).then(
+          () => undefined,
+          (error: unknown) => options.logger.debug({ err: error }, 'acknowledgement reaction failed'),
+        ),
+      say: async (threadKey, text) => {
+        await this.post(threadKey, { kind: 'text', markdown: text });
+      },
+      logError: (error, message) => options.logger.error({ err: error }, message),
+    });
+  }
+
+  onInbound(handler: (inbound: Inbound) => Promise<void>): void {
+    this.handler = handler;
+  }
+
+  async start(): Promise<void> {
+    const auth = await this.app.client.auth.test();
+    this.botUserId = String(auth.user_id ?? '');
+    const started = this.options.appToken ? await this.app.start() : await this.app.start(this.options.port ?? 3000);
+    this.server = started as { address(): unknown } | undefined;
+  }
+
+  /** HTTP mode: the port the events endpoint listens on (useful with port 0). */
+  get httpPort(): number | undefined {
+    const address = this.server?.address() as { port?: number } | null | undefined;
+    return address?.port;
+  }
+
+  async stop(): Promise<void> {
+    await this.status.close();
+    await this.queue.idle();
+    await this.app.stop();
+  }
+
+  async post(threadKey: ThreadKey, post: Post): Promise<MessageRef> {
+    const thread = parseSlackThreadKey(threadKey);
+    let ref: MessageRef = { threadKey, id: '' };
+    for (const op of renderForSlack(post)) {
+      if (op.kind === 'status') {
+        this.status.set(thread, op.text);
+        continue;
+      }
+      const ts = await this.queue.run(thread.channel, () => this.carryOut(thread, op));
+      if (ts) {
+        ref = { threadKey, id: ts };
+        if (op.kind === 'message' && op.remember)
+          this.posted.set(`${thread.channel}:${ts}`, { ...op.remember, threadKey });
+      }
+    }
+    if (post.kind !== 'status') this.status.settled(thread);
+    return ref;
+  }
+
+  async update(ref: MessageRef, post: Post): Promise<void> {
+    const thread = parseSlackThreadKey(ref.threadKey);
+    const message = renderForSlack(post).find(
+      (op): op is Extract<SlackOp, { kind: 'message' }> => op.kind === 'message',
+    );
+    if (!message || !ref.id) {
+      await this.post(ref.threadKey, post);
+      return;
+    }
+    await this.queue.run(thread.channel, () =>
+      this.app.client.chat.update({
+        channel: thread.channel,
+        ts: ref.id,
+        text: message.text,
+        ...(message.blocks ? { blocks: message.blocks as never } : {}),
+      }),
+    );
+  }
+
+  async setStatus(threadKey: ThreadKey, text: string): Promise<void> {
+    this.status.set(parseSlackThreadKey(threadKey), text);
+  }
+
+  private async carryOut(thread: SlackThread, op: Exclude<SlackOp, { kind: 'status' }>): Promise<string | undefined> {
+    const client = this.app.client;
+    if (op.kind === 'message') {
+      const result = await client.chat.postMessage({
+        channel: thread.channel,
+        thread_ts: thread.threadTs,
+        text: op.text,
+        ...(op.blocks ? { blocks: op.blocks as never } : {}),
+      });
+      return result.ts;
+    }
+    if (op.kind === 'ephemeral') {
+      await client.chat.postEphemeral({
+        channel: thread.channel,
+        user: op.user,
+        thread_ts: thread.threadTs,
+        text: op.text,
+      });
+      return undefined;
+    }
+    await client.filesUploadV2({
+      channel_id: thread.channel,
+      thread_ts: thread.threadTs,
+      file: op.content,
+      filename: op.filename,
+      title: op.title,
+      ...(op.altText ? { alt_text: op.altText.slice(0, 1000) } : {}),
+    });
+    return undefined;
+  }
+
+  private deliver(inbound: Inbound): void {
+    const handler = this.handler;
+    if (!handler) return;
+    handler(inbound).catch((error: unknown) => this.options.logger.error({ err: error }, 'inbound message failed'));
+  }
+
+  private allowed(channel: string, user: string): boolean {
+    const { allowedChannels, allowedUsers } = this.options;
+    const channelOk = !allowedChannels?.length || allowedChannels.includes(channel) || channel.startsWith('D');
+    const userOk = !allowedUsers?.length || allowedUsers.includes(user);
+    return channelOk && userOk;
+  }
+
+  private async refuse(channel: string, user: string, threadTs: string | undefined): Promise<void> {
+    const text =
+      this.options.allowedUsers?.length && !this.options.allowedUsers.includes(user)
+        ? 'Sorry, tally is not enabled for you. Ask the people who run it to add you.'
+        : 'Sorry, tally is not enabled in this channel. Ask the people who run it to add the channel, or use a channel where it works.';
+    await this.app.client.chat
+      .postEphemeral({ channel, user, text, ...(threadTs ? { thread_ts: threadTs } : {}) })
+      .catch((error: unknown) => this.options.logger.warn({ err: error }, 'could not explain a refusal'));
+  }
+}
+
+/** Rate limits, 5xx and dropped connections are worth another try; Slack's own errors are not. */
+function isTransient(error: unknown): boolean {
+  const code = (error as { code?: string; statusCode?: number } | undefined)?.code;
+  const status = (error as { statusCode?: number } | undefined)?.statusCode ?? 0;
+  return (
+    code === 'slack_webapi_rate_limited_error' ||
+    code === 'slack_webapi_request_error' ||
+    (code === 'slack_webapi_http_error' && status >= 500)
+  );
+}

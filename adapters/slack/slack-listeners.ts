@@ -1,0 +1,221 @@
+/**
+ * Slack events into platform-neutral inbound messages: a mention starts (or continues) a thread,
+ * replies in threads tally is part of continue it, DMs work too; buttons, reactions on review posts
+ * and modal submissions become actions. Everyone outside the allowed channels and users gets an
+ * ephemeral explanation and nothing else happens.
+ */
+import type { App } from '@slack/bolt';
+import { ACTION_IDS, type Inbound, type SharedFile } from '../../src/ports/chat.js';
+import {
+  EDIT_VIEW,
+  editModal,
+  MODAL_INPUT_CHARS,
+  parseModalContext,
+  REVISE_VIEW,
+  reviseModal,
+  submittedText,
+} from './slack-modals.js';
+import { REACTIONS, type Remembered } from './slack-render.js';
+import { type SlackThread, slackThreadKey } from './slack-thread-key.js';
+
+export interface SlackListenerContext {
+  app: App;
+  botToken: string;
+  botUserId: () => string;
+  /** Hands an inbound message to tally (not awaited by Slack: the work goes on after the ack). */
+  deliver: (inbound: Inbound) => void;
+  /** Threads tally takes part in: started by a mention here, or known to the store. */
+  isKnownThread: (threadKey: string) => Promise<boolean>;
+  markThread: (threadKey: string) => void;
+  /** What was posted at a message ts (review and approval posts), for reactions and Edit. */
+  remembered: (channel: string, ts: string) => (Remembered & { threadKey: string }) | undefined;
+  allowed: (channel: string, user: string) => boolean;
+  refuse: (channel: string, user: string, threadTs: string | undefined) => Promise<void>;
+  acknowledge: (channel: string, ts: string) => Promise<void>;
+  say: (threadKey: string, text: string) => Promise<void>;
+  logError: (error: unknown, message: string) => void;
+}
+
+interface SlackFile {
+  name?: string;
+  mimetype?: string;
+  size?: number;
+  url_private_download?: string;
+}
+
+interface MessageEvent {
+  subtype?: string;
+  bot_id?: string;
+  user?: string;
+  text?: string;
+  ts: string;
+  thread_ts?: string;
+  channel: string;
+  channel_type?: string;
+  files?: SlackFile[];
+}
+
+export function registerSlackListeners(context: SlackListenerContext): void {
+  const { app } = context;
+  const mentionPattern = () => new RegExp(`<@${context.botUserId()}>`, 'g');
+  const strip = (text: string | undefined) => (text ?? '').replace(mentionPattern(), '').trim();
+
+  const files = (shared: SlackFile[] | undefined): SharedFile[] =>
+    (shared ?? []).map((file) => ({
+      name: file.name ?? 'upload',
+      mime: file.mimetype ?? 'application/octet-stream',
+      sizeBytes: file.size ?? 0,
+      download: async () => {
+        if (!file.url_private_download) throw new Error(`Slack gave no download address for ${file.name}`);
+        const response = await fetch(file.url_private_download, {
+          headers: { Authorization: `Bearer ${context.botToken}` },
+        });
+        if (!response.ok) throw new Error(`Slack refused the download of ${file.name} (HTTP ${response.status})`);
+        return Buffer.from(await response.arrayBuffer());
+      },
+    }));
+
+  const incoming = async (team: string, event: MessageEvent, threadTs: string) => {
+    const user = event.user ?? '';
+    if (!context.allowed(event.channel, user)) {
+      await context.refuse(event.channel, user, threadTs);
+      return;
+    }
+    const threadKey = slackThreadKey({ team, channel: event.channel, threadTs });
+    context.markThread(threadKey);
+    await context.acknowledge(event.channel, event.ts);
+    const shared = files(event.files);
+    context.deliver({
+      threadKey,
+      user: { id: user },
+      text: strip(event.text),
+      receivedAt: Date.now(),
+      ...(shared.length > 0 ? { files: shared } : {}),
+    });
+  };
+
+  app.event('app_mention', async ({ event, context: bolt }) => {
+    const mention = event as unknown as MessageEvent;
+    await incoming(bolt.teamId ?? '', mention, mention.thread_ts ?? mention.ts);
+  });
+
+  app.event('message', async ({ event, context: bolt }) => {
+    const message = event as unknown as MessageEvent;
+    if (message.bot_id || (message.subtype !== undefined && message.subtype !== 'file_share')) return;
+    if (mentionPattern().test(message.text ?? '')) return; // the app_mention event carries it
+    const team = bolt.teamId ?? '';
+    if (message.channel_type === 'im') {
+      await incoming(team, message, message.thread_ts ?? message.ts);
+      return;
+    }
+    if (!message.thread_ts) return;
+    const threadKey = slackThreadKey({ team, channel: message.channel, threadTs: message.thread_ts });
+    if (await context.isKnownThread(threadKey)) await incoming(team, message, message.thread_ts);
+  });
+
+  app.event('reaction_added', async ({ event }) => {
+    const control = REACTIONS[event.reaction];
+    if (!control || event.item.type !== 'message') return;
+    const posted = context.remembered(event.item.channel, event.item.ts);
+    if (posted?.kind !== 'review' || !posted.controls.includes(control)) return;
+    if (!context.allowed(event.item.channel, event.user)) return;
+    context.deliver({
+      threadKey: posted.threadKey,
+      user: { id: event.user },
+      text: '',
+      action: { id: ACTION_IDS[control], value: posted.value },
+      receivedAt: Date.now(),
+    });
+  });
+
+  app.action(/^(review|approval|question)\./, async ({ ack, body, action, client }) => {
+    await ack();
+    const click = body as unknown as {
+      user: { id: string };
+      team?: { id: string } | null;
+      trigger_id: string;
+      channel?: { id: string };
+      message?: { ts: string; thread_ts?: string };
+    };
+    const { actionId, value } = action as unknown as { actionId?: string; action_id: string; value?: string };
+    const id = (action as unknown as { action_id: string }).action_id ?? actionId;
+    const channel = click.channel?.id;
+    const message = click.message;
+    if (!channel || !message) return;
+    if (!context.allowed(channel, click.user.id)) {
+      await context.refuse(channel, click.user.id, message.thread_ts ?? message.ts);
+      return;
+    }
+    const thread: SlackThread = { team: click.team?.id ?? '', channel, threadTs: message.thread_ts ?? message.ts };
+    const threadKey = slackThreadKey(thread);
+    const base = { threadKey, user: { id: click.user.id }, receivedAt: Date.now() };
+    if (id === ACTION_IDS.revise) {
+      await client.views.open({
+        trigger_id: click.trigger_id,
+        view: reviseModal({ threadKey, value: value ?? '' }) as never,
+      });
+      return;
+    }
+    if (id === ACTION_IDS.edit) {
+      const posted = context.remembered(channel, message.ts);
+      const code = posted?.kind === 'approval' ? posted.code : '';
+      if (code.length > MODAL_INPUT_CHARS) {
+        await context.say(
+          threadKey,
+          `This cell is longer than the ${MODAL_INPUT_CHARS.toLocaleString('en')} characters a Slack form holds: reply in the thread with \`edit\` and a \`\`\`${posted?.kind === 'approval' ? posted.language : 'python'} block with the code to run instead (the full cell is attached above).`,
+        );
+        return;
+      }
+      await client.views.open({
+        trigger_id: click.trigger_id,
+        view: editModal({ threadKey, value: value ?? '' }, code) as never,
+      });
+      return;
+    }
+    if (id.startsWith(`${ACTION_IDS.choice}.`)) {
+      context.deliver({ ...base, text: value ?? '', action: { id: ACTION_IDS.choice, value: value ?? '' } });
+      return;
+    }
+    context.deliver({ ...base, text: '', action: { id, value: value ?? '' } });
+  });
+
+  app.view(REVISE_VIEW, async ({ ack, view, body }) => {
+    const feedback = submittedText(view.state.values, 'feedback', 'feedback');
+    if (feedback === '') {
+      await ack({ response_action: 'errors', errors: { feedback: 'Say what should change.' } });
+      return;
+    }
+    await ack();
+    const target = parseModalContext(view.private_metadata);
+    if (!target) return;
+    context.deliver({
+      threadKey: target.threadKey,
+      user: { id: body.user.id },
+      text: feedback,
+      action: { id: ACTION_IDS.revise, value: target.value },
+      receivedAt: Date.now(),
+    });
+  });
+
+  app.view(EDIT_VIEW, async ({ ack, view, body }) => {
+    const code = submittedText(view.state.values, 'code', 'code');
+    if (code === '') {
+      await ack({ response_action: 'errors', errors: { code: 'Give the code to run, or Skip the cell instead.' } });
+      return;
+    }
+    await ack();
+    const target = parseModalContext(view.private_metadata);
+    if (!target) return;
+    context.deliver({
+      threadKey: target.threadKey,
+      user: { id: body.user.id },
+      text: code,
+      action: { id: ACTION_IDS.edit, value: target.value },
+      receivedAt: Date.now(),
+    });
+  });
+
+  app.error(async (error) => {
+    context.logError(error, 'slack listener failed');
+  });
+}
