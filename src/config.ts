@@ -67,6 +67,19 @@ const schema = z.object({
   TALLY_APPROVE_EXTRACT_ROWS: count(1_000_000),
   TALLY_PLAYBOOK_DIR: z.string().min(1).optional(),
   TALLY_MAX_UPLOAD_MB: count(50),
+  SLACK_BOT_TOKEN: z
+    .string()
+    .regex(/^xoxb-/, 'a bot token, xoxb-…')
+    .optional(),
+  SLACK_APP_TOKEN: z
+    .string()
+    .regex(/^xapp-/, 'an app-level token, xapp-… (scope connections:write)')
+    .optional(),
+  SLACK_SIGNING_SECRET: z.string().min(1).optional(),
+  SLACK_PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+  SLACK_API_URL: z.string().url().optional(),
+  SLACK_ALLOWED_CHANNELS: z.string().default(''),
+  SLACK_ALLOWED_USERS: z.string().default(''),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\/.+/, 'use redis://host:port or rediss://…')
@@ -162,6 +175,19 @@ export function approvalModeFor(settings: ReviewSettings, threadKey: string): Ap
   return best?.mode ?? settings.approve;
 }
 
+export interface SlackSettings {
+  botToken: string;
+  /** Socket Mode when set (the default way to connect). */
+  appToken: string | undefined;
+  /** The HTTP Events API when set and no app token is. */
+  signingSecret: string | undefined;
+  port: number;
+  /** The Web API's base URL; only for a stand-in. */
+  apiUrl: string | undefined;
+  allowedChannels: string[];
+  allowedUsers: string[];
+}
+
 export interface Config {
   /** Data directory (workspaces, local store, demo output), absolute. */
   home: string;
@@ -176,6 +202,8 @@ export interface Config {
   llm: LlmSettings;
   agent: AgentLimitSettings;
   review: ReviewSettings;
+  /** Present when SLACK_BOT_TOKEN is set. */
+  slack: SlackSettings | undefined;
   /** keyv on Redis when set (several replicas); else a SQLite file in TALLY_HOME. */
   redisUrl: string | undefined;
 }
@@ -215,6 +243,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
         message: issue.message,
       }));
   const named = namedDatabases(env, issues);
+  if (
+    parsed.success &&
+    parsed.data.SLACK_BOT_TOKEN &&
+    !parsed.data.SLACK_APP_TOKEN &&
+    !parsed.data.SLACK_SIGNING_SECRET
+  ) {
+    issues.push({
+      variable: 'SLACK_APP_TOKEN',
+      message: 'set SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP events) with SLACK_BOT_TOKEN',
+    });
+  }
   if (!parsed.success || issues.length > 0) throw new ConfigError(issues);
   const e = parsed.data;
   const home = e.TALLY_HOME.startsWith('~/') ? resolve(homedir(), e.TALLY_HOME.slice(2)) : resolve(e.TALLY_HOME);
@@ -263,6 +302,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
       playbookDir: e.TALLY_PLAYBOOK_DIR ? resolve(e.TALLY_PLAYBOOK_DIR) : resolve(home, 'playbooks'),
       maxUploadBytes: e.TALLY_MAX_UPLOAD_MB * 1024 * 1024,
     },
+    slack: e.SLACK_BOT_TOKEN
+      ? {
+          botToken: e.SLACK_BOT_TOKEN,
+          appToken: e.SLACK_APP_TOKEN,
+          signingSecret: e.SLACK_SIGNING_SECRET,
+          port: e.SLACK_PORT,
+          apiUrl: e.SLACK_API_URL,
+          allowedChannels: list(e.SLACK_ALLOWED_CHANNELS),
+          allowedUsers: list(e.SLACK_ALLOWED_USERS),
+        }
+      : undefined,
     redisUrl: e.REDIS_URL,
     databaseLimits: {
       queryTimeoutMs: e.TALLY_QUERY_TIMEOUT_MS,

@@ -13,6 +13,7 @@ import { DEMO_REQUEST, DEMO_REVIEW, demoScript } from './demo/demo-script.js';
 import { AppError } from './errors.js';
 import { createLlmClient } from './llm/create-llm-client.js';
 import { createLogger } from './logger.js';
+import { serveSlack } from './serve-slack.js';
 import { createStore } from './store/create-store.js';
 import { exportTraining } from './training/export-training.js';
 
@@ -22,6 +23,8 @@ const USAGE = `usage: tally <command>
   ask "question" [--db URL] [--out DIR]
                        one question, answered in the terminal (needs LLM_BASE_URL);
                        --db reads that database (like DATABASE_URL), --out saves charts there
+  slack                connect to Slack (SLACK_BOT_TOKEN, and SLACK_APP_TOKEN or
+                       SLACK_SIGNING_SECRET; needs LLM_BASE_URL); runs until stopped
   export-training --out FILE.jsonl
                        fine-tuning data from reviewed work: accepted sections as chat
                        examples in FILE.jsonl, revised versions paired with the accepted
@@ -69,6 +72,35 @@ async function exportTrainingCommand(words: string[]): Promise<number> {
   return 0;
 }
 
+/** `tally slack`: serves Slack until SIGINT or SIGTERM. */
+async function slackCommand(): Promise<number> {
+  const config = loadConfig(process.env);
+  if (!config.slack) {
+    process.stderr.write(
+      'tally slack needs SLACK_BOT_TOKEN and SLACK_APP_TOKEN (or SLACK_SIGNING_SECRET); see the README\n',
+    );
+    return 2;
+  }
+  if (!config.llm.baseUrl) {
+    process.stderr.write('tally slack needs a model: set LLM_BASE_URL (and LLM_API_KEY, LLM_MODEL)\n');
+    return 2;
+  }
+  const logger = createLogger({ level: config.logLevel });
+  const service = await serveSlack({
+    config,
+    slack: config.slack,
+    logger,
+    llm: createLlmClient(config.llm, logger.child({ component: 'llm' })),
+  });
+  logger.info({ mode: config.slack.appToken ? 'socket' : 'http' }, 'tally is connected to Slack');
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await service.close();
+  return 0;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command = 'help', ...rest] = argv;
   if (command === 'help' || command === '--help') {
@@ -76,6 +108,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'export-training') return exportTrainingCommand(rest);
+  if (command === 'slack') return slackCommand();
   const ask = command === 'ask' ? parseAsk(rest) : undefined;
   if (!['demo', 'chat', 'ask'].includes(command) || typeof ask === 'string') {
     process.stderr.write(`${typeof ask === 'string' ? ask : `unknown command '${command}'`}\n${USAGE}\n`);

@@ -16,7 +16,7 @@ const BOLD = '\u{F8FF}';
 function convertProse(text: string): string {
   return text
     .replace(/[&<>]/g, (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[character] ?? character)
-    .replace(/^#{1,6}\s+(.+)$/gm, '*$1*')
+    .replace(/^#{1,6}\s+(.+)$/gm, `${BOLD}$1${BOLD}`)
     .replace(/\*\*(.+?)\*\*/g, `${BOLD}$1${BOLD}`)
     .replace(/(^|[^*\w])\*(?!\s)([^*\n]+?)\*(?!\w)/g, '$1_$2_')
     .replaceAll(BOLD, '*')

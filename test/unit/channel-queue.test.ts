@@ -1,0 +1,44 @@
+/** Ordered, paced, retried delivery per channel. */
+import { describe, expect, it } from 'vitest';
+import { ChannelQueue } from '../../adapters/common/channel-queue.js';
+
+class Transient extends Error {}
+
+describe('ChannelQueue', () => {
+  it('runs a channel in order, retries transient failures before going on, and does not block other channels', async () => {
+    const queue = new ChannelQueue({
+      minIntervalMs: 0,
+      retryDelayMs: 1,
+      isTransient: (error) => error instanceof Transient,
+    });
+    const order: string[] = [];
+    let failures = 2;
+    const flaky = queue.run('C1', async () => {
+      if (failures-- > 0) throw new Transient('429');
+      order.push('C1:first');
+    });
+    const second = queue.run('C1', async () => order.push('C1:second'));
+    const other = queue.run('C2', async () => order.push('C2:only'));
+    await Promise.all([flaky, second, other]);
+    expect(order.filter((entry) => entry.startsWith('C1'))).toEqual(['C1:first', 'C1:second']);
+    expect(order).toContain('C2:only');
+  });
+
+  it('gives up on errors that are not transient, and the next task still runs', async () => {
+    const queue = new ChannelQueue({ minIntervalMs: 0, isTransient: () => false });
+    const failed = queue.run('C1', async () => {
+      throw new Error('channel_not_found');
+    });
+    await expect(failed).rejects.toThrow('channel_not_found');
+    await expect(queue.run('C1', async () => 'next')).resolves.toBe('next');
+  });
+
+  it('keeps tasks of a channel apart by the minimum interval', async () => {
+    const queue = new ChannelQueue({ minIntervalMs: 50, isTransient: () => false });
+    const times: number[] = [];
+    await Promise.all([1, 2, 3].map(() => queue.run('C1', async () => times.push(performance.now()))));
+    // Spacing is the queue's contract, not a speed claim: each start waits for the previous one's slot.
+    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(45);
+    expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(45);
+  });
+});
