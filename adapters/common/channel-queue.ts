@@ -14,6 +14,9 @@ export interface ChannelQueueOptions {
   retryDelayMs?: number;
   /** Whether an error is worth retrying (a rate limit, a 5xx, a dropped connection). */
   isTransient: (error: unknown) => boolean;
+  /** The clock and the wait, injectable for tests. Default `Date.now` and a timer. */
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export class ChannelQueue {
@@ -43,16 +46,16 @@ export class ChannelQueue {
   }
 
   private async attempt<T>(channel: string, task: () => Promise<T>): Promise<T> {
-    const { minIntervalMs = 1000, attempts = 4, retryDelayMs = 500 } = this.options;
+    const { minIntervalMs = 1000, attempts = 4, retryDelayMs = 500, now = Date.now, sleep = delay } = this.options;
     for (let attempt = 1; ; attempt += 1) {
-      const wait = (this.lastRunAt.get(channel) ?? 0) + minIntervalMs - Date.now();
-      if (wait > 0) await delay(wait);
-      this.lastRunAt.set(channel, Date.now());
+      const wait = (this.lastRunAt.get(channel) ?? Number.NEGATIVE_INFINITY) + minIntervalMs - now();
+      if (wait > 0) await sleep(wait);
+      this.lastRunAt.set(channel, now());
       try {
         return await task();
       } catch (error) {
         if (attempt >= attempts || !this.options.isTransient(error)) throw error;
-        await delay(retryDelayMs * 2 ** (attempt - 1));
+        await sleep(retryDelayMs * 2 ** (attempt - 1));
       }
     }
   }
