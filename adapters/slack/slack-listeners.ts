@@ -179,41 +179,27 @@ export function registerSlackListeners(context: SlackListenerContext): void {
     context.deliver({ ...base, text: '', action: { id, value: value ?? '' } });
   });
 
-  app.view(REVISE_VIEW, async ({ ack, view, body }) => {
-    const feedback = submittedText(view.state.values, 'feedback', 'feedback');
-    if (feedback === '') {
-      await ack({ response_action: 'errors', errors: { feedback: 'Say what should change.' } });
-      return;
-    }
-    await ack();
-    const target = parseModalContext(view.private_metadata);
-    if (!target) return;
-    context.deliver({
-      threadKey: target.threadKey,
-      user: { id: body.user.id },
-      text: feedback,
-      action: { id: ACTION_IDS.revise, value: target.value },
-      receivedAt: Date.now(),
+  /** A submitted form: its text becomes the action's text (feedback for Revise, code for Edit). */
+  const onSubmit = (callbackId: string, field: string, missing: string, actionId: string) =>
+    app.view(callbackId, async ({ ack, view, body }) => {
+      const text = submittedText(view.state.values, field, field);
+      if (text === '') {
+        await ack({ response_action: 'errors', errors: { [field]: missing } });
+        return;
+      }
+      await ack();
+      const target = parseModalContext(view.private_metadata);
+      if (!target) return;
+      context.deliver({
+        threadKey: target.threadKey,
+        user: { id: body.user.id },
+        text,
+        action: { id: actionId, value: target.value },
+        receivedAt: Date.now(),
+      });
     });
-  });
-
-  app.view(EDIT_VIEW, async ({ ack, view, body }) => {
-    const code = submittedText(view.state.values, 'code', 'code');
-    if (code === '') {
-      await ack({ response_action: 'errors', errors: { code: 'Give the code to run, or Skip the cell instead.' } });
-      return;
-    }
-    await ack();
-    const target = parseModalContext(view.private_metadata);
-    if (!target) return;
-    context.deliver({
-      threadKey: target.threadKey,
-      user: { id: body.user.id },
-      text: code,
-      action: { id: ACTION_IDS.edit, value: target.value },
-      receivedAt: Date.now(),
-    });
-  });
+  onSubmit(REVISE_VIEW, 'feedback', 'Say what should change.', ACTION_IDS.revise);
+  onSubmit(EDIT_VIEW, 'code', 'Give the code to run, or Skip the cell instead.', ACTION_IDS.edit);
 
   app.error(async (error) => {
     context.logError(error, 'slack listener failed');

@@ -6,6 +6,7 @@ import { rankPlaybooksFor } from '../../src/agent/playbook-ranking.js';
 import { loadPlaybooks, type Playbook, rankPlaybooks } from '../../src/agent/playbooks.js';
 import { LlmUnavailableError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
+import { PLAYBOOK_REQUESTS } from '../support/playbook-requests.js';
 
 const playbooks = await loadPlaybooks();
 
@@ -55,42 +56,18 @@ function captureLogs() {
 
 const files = (ranked: Array<{ playbook: Playbook }>) => ranked.map((entry) => entry.playbook.file);
 
-/** The request set of test/unit/playbooks.test.ts. */
-const REQUESTS = [
-  ['Are the tables consistent?', 'table-consistency-audit.md'],
-  ['Check whether customer ids match across the four tables', 'table-consistency-audit.md'],
-  ['Find duplicate or missing rows', 'table-consistency-audit.md'],
-  ['Are there blank values or NULLs in the payments table?', 'table-consistency-audit.md'],
-  ['Audit data quality of the telco_db tables', 'table-consistency-audit.md'],
-  ['Which factors drive churn?', 'churn-drivers.md'],
-  ['Is churn significantly higher for fiber optic customers?', 'churn-drivers.md'],
-  ['Do seniors churn more than others, and is it significant?', 'churn-drivers.md'],
-  ['What distinguishes customers who leave from those who stay?', 'churn-drivers.md'],
-  ['Why do customers leave?', 'churn-drivers.md'],
-  ['Which contract types churn most, with a chart?', 'churn-drivers.md'],
-  ['Group customers into segments by usage and spend', 'customer-segmentation.md'],
-  ['Cluster the customers', 'customer-segmentation.md'],
-  ['Which customer types exist?', 'customer-segmentation.md'],
-  ['Segment our customer base into personas', 'customer-segmentation.md'],
-  ['Build a model that predicts which customers will churn', 'churn-prediction.md'],
-  ['How well can we predict churn on the new customers? report AUC', 'churn-prediction.md'],
-  ['Which customers are most at risk of leaving next month? score them', 'churn-prediction.md'],
-  ['Give me an overview of the data', 'eda-overview.md'],
-  ['Describe the tables and their columns', 'eda-overview.md'],
-] as const;
-
 const UNRELATED = ["What's the weather in Paris?", 'Write me a poem', 'Translate hello into German'];
 
 describe('rankPlaybooksFor', () => {
   it('is exactly BM25 without an embed function', async () => {
-    for (const [request] of REQUESTS) {
+    for (const [request] of PLAYBOOK_REQUESTS) {
       expect(await rankPlaybooksFor(playbooks, request, { top: 3 })).toEqual(
         rankPlaybooks(playbooks, request, { top: 3 }),
       );
     }
   });
 
-  it.each(REQUESTS)('with embeddings, still follows the BM25 pick for "%s"', async (request, file) => {
+  it.each(PLAYBOOK_REQUESTS)('with embeddings, still follows the BM25 pick for "%s"', async (request, file) => {
     const { embed } = conceptEmbedder();
     const [best] = await rankPlaybooksFor(playbooks, request, { embed });
     expect(best?.playbook.file).toBe(file);

@@ -12,6 +12,7 @@ import {
 } from '../../src/agent/playbooks.js';
 import { loadStagePrompts, renderPrompt } from '../../src/agent/stage-prompts.js';
 import { PromptFileError } from '../../src/errors.js';
+import { PLAYBOOK_REQUESTS } from '../support/playbook-requests.js';
 
 const playbooks = await loadPlaybooks();
 
@@ -48,28 +49,7 @@ describe('playbooks', () => {
     expect(tokenize('Which customers churned?')).toEqual(['custom', 'churn']);
   });
 
-  it.each([
-    ['Are the tables consistent?', 'table-consistency-audit.md'],
-    ['Check whether customer ids match across the four tables', 'table-consistency-audit.md'],
-    ['Find duplicate or missing rows', 'table-consistency-audit.md'],
-    ['Are there blank values or NULLs in the payments table?', 'table-consistency-audit.md'],
-    ['Audit data quality of the telco_db tables', 'table-consistency-audit.md'],
-    ['Which factors drive churn?', 'churn-drivers.md'],
-    ['Is churn significantly higher for fiber optic customers?', 'churn-drivers.md'],
-    ['Do seniors churn more than others, and is it significant?', 'churn-drivers.md'],
-    ['What distinguishes customers who leave from those who stay?', 'churn-drivers.md'],
-    ['Why do customers leave?', 'churn-drivers.md'],
-    ['Which contract types churn most, with a chart?', 'churn-drivers.md'],
-    ['Group customers into segments by usage and spend', 'customer-segmentation.md'],
-    ['Cluster the customers', 'customer-segmentation.md'],
-    ['Which customer types exist?', 'customer-segmentation.md'],
-    ['Segment our customer base into personas', 'customer-segmentation.md'],
-    ['Build a model that predicts which customers will churn', 'churn-prediction.md'],
-    ['How well can we predict churn on the new customers? report AUC', 'churn-prediction.md'],
-    ['Which customers are most at risk of leaving next month? score them', 'churn-prediction.md'],
-    ['Give me an overview of the data', 'eda-overview.md'],
-    ['Describe the tables and their columns', 'eda-overview.md'],
-  ])('follows the right playbook for "%s"', (request, file) => {
+  it.each(PLAYBOOK_REQUESTS)('follows the right playbook for "%s"', (request, file) => {
     const [best] = rankPlaybooks(playbooks, request);
     expect(best?.playbook.file).toBe(file);
   });
