@@ -3,25 +3,19 @@
  * `openai` SDK talking to the scripted model server, the store in a temporary TALLY_HOME. What a
  * thread would see is recorded as posts. Everything is cleaned up by close().
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { createTally, type Tally } from '../../src/create-tally.js';
 import { createLlmClient } from '../../src/llm/create-llm-client.js';
 import { createLogger } from '../../src/logger.js';
 import type { Post, SharedFile } from '../../src/ports/chat.js';
-import { loadTelco } from '../../telco_data/index.js';
 import { cleanUp } from './clean-up.js';
-import { containersOf, requireSandboxImage } from './docker.js';
-import { createTestDatabase, type TestDatabase } from './mariadb.js';
 import {
   type ScriptedModelServer,
   type ScriptedModelServerOptions,
   type ScriptStep,
   startScriptedModelServer,
 } from './scripted-model-server.js';
+import { createTestEnvironment } from './test-environment.js';
 
 export interface PostedMessage {
   threadKey: string;
@@ -60,11 +54,8 @@ export async function startTallyFixture(
   env: Record<string, string> = {},
   model: Omit<ScriptedModelServerOptions, 'script'> = {},
 ): Promise<TallyFixture> {
-  await requireSandboxImage();
-  const home = await mkdtemp(join(tmpdir(), 'tally-e2e-'));
-  const database: TestDatabase = await createTestDatabase('tally_e2e');
-  await loadTelco({ target: database.url });
-  const instance = `e2e-${randomBytes(4).toString('hex')}`;
+  const environment = await createTestEnvironment('e2e');
+  const { home, instance } = environment;
   const thread = `console:test:${instance}`;
   const posts: PostedMessage[] = [];
   let server = await startScriptedModelServer({ ...model, script });
@@ -72,14 +63,7 @@ export async function startTallyFixture(
 
   const start = async () => {
     const config = loadConfig({
-      TALLY_HOME: home,
-      TALLY_INSTANCE: instance,
-      DATABASE_URL: database.url,
-      LLM_BASE_URL: server.url,
-      LLM_MODEL: 'scripted',
-      LLM_MAX_RETRIES: '2',
-      TALLY_SANDBOX_POOL_SIZE: '0',
-      LOG_LEVEL: 'silent',
+      ...environment.env(server.url),
       ...env,
     });
     const logger = createLogger({ level: config.logLevel });
@@ -137,12 +121,7 @@ export async function startTallyFixture(
       await cleanUp(
         () => tally?.close(),
         () => server.close(),
-        () => database.drop(),
-        async () => {
-          const left = await containersOf(instance);
-          await rm(home, { recursive: true, force: true });
-          if (left.length > 0) throw new Error(`leaked ${left.length} containers of ${instance}`);
-        },
+        () => environment.close(),
       );
     },
   };

@@ -1,0 +1,79 @@
+/**
+ * tally on Slack for end-to-end tests: the unmodified Bolt app in Socket Mode against the Slack
+ * stand-in, the real sandbox and MariaDB with telco_db, and the openai SDK against the scripted
+ * model. Channel `C1ANALYTICS` is allowed, `C2RANDOM` is not. Everything is cleaned up by close().
+ */
+import { loadConfig } from '../../src/config.js';
+import { createLlmClient } from '../../src/llm/create-llm-client.js';
+import { createLogger } from '../../src/logger.js';
+import { type SlackService, serveSlack } from '../../src/serve-slack.js';
+import { cleanUp } from './clean-up.js';
+import { type ScriptedModelServer, type ScriptStep, startScriptedModelServer } from './scripted-model-server.js';
+import { type SlackStandIn, startSlackStandIn } from './slack/slack-stand-in.js';
+import { createTestEnvironment } from './test-environment.js';
+
+export const ALLOWED_CHANNEL = 'C1ANALYTICS';
+export const OTHER_CHANNEL = 'C2RANDOM';
+
+export interface SlackTallyFixture {
+  slack: SlackStandIn;
+  server: ScriptedModelServer;
+  service: SlackService;
+  /** The thread key tally uses for a thread of the allowed channel. */
+  threadKey(threadTs: string, channel?: string): string;
+  close(): Promise<void>;
+}
+
+export async function startSlackTallyFixture(
+  script: ScriptStep[],
+  env: Record<string, string> = {},
+): Promise<SlackTallyFixture> {
+  const environment = await createTestEnvironment('slack');
+  const server = await startScriptedModelServer({ script });
+  const slack = await startSlackStandIn({
+    channels: [
+      { id: ALLOWED_CHANNEL, name: 'analytics' },
+      { id: OTHER_CHANNEL, name: 'random' },
+    ],
+  });
+  try {
+    const config = loadConfig({
+      ...environment.env(server.url),
+      SLACK_BOT_TOKEN: slack.botToken,
+      SLACK_APP_TOKEN: slack.appToken,
+      SLACK_API_URL: slack.apiUrl,
+      SLACK_ALLOWED_CHANNELS: ALLOWED_CHANNEL,
+      ...env,
+    });
+    const logger = createLogger({ level: config.logLevel });
+    if (!config.slack) throw new Error('the Slack settings did not load');
+    const service = await serveSlack({
+      config,
+      slack: config.slack,
+      logger,
+      llm: createLlmClient(config.llm, logger),
+      minIntervalMs: 0,
+    });
+    await slack.connected();
+    return {
+      slack,
+      server,
+      service,
+      threadKey: (threadTs, channel = ALLOWED_CHANNEL) => `slack:${slack.ids.teamId}:${channel}:${threadTs}`,
+      close: () =>
+        cleanUp(
+          () => service.close(),
+          () => slack.close(),
+          () => server.close(),
+          () => environment.close(),
+        ),
+    };
+  } catch (error) {
+    await cleanUp(
+      () => slack.close(),
+      () => server.close(),
+      () => environment.close(),
+    );
+    throw error;
+  }
+}
