@@ -4,7 +4,7 @@
  * one status message per thread is posted and then updated. A real post supersedes a pending status
  * (Slack clears the status itself when the app posts).
  */
-import type { WebClient } from '@slack/web-api';
+import type { webApi } from '@slack/bolt';
 import type { Logger } from '../../src/logger.js';
 import type { ChannelQueue } from '../common/channel-queue.js';
 import type { SlackThread } from './slack-thread-key.js';
@@ -24,7 +24,7 @@ export class SlackStatus {
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly client: WebClient,
+    private readonly client: webApi.WebClient,
     private readonly queue: ChannelQueue,
     private readonly intervalMs: number,
     private readonly logger: Logger,
