@@ -205,6 +205,30 @@ describe('tally on Slack', () => {
     ).toEqual([]);
   });
 
+  it('ignores replies in threads it is not part of', async () => {
+    const parent = await fixture.slack.reply({
+      user: BOB,
+      channel: ALLOWED_CHANNEL,
+      threadTs: '1699999999.000100',
+      text: '```python\nprint("not for tally")\n```',
+    });
+    const mentionedLater = await fixture.slack.mention({
+      user: BOB,
+      channel: ALLOWED_CHANNEL,
+      text: '```python\n1\n```',
+    });
+    await fixture.slack.waitFor(() =>
+      fixture.slack
+        .messages(ALLOWED_CHANNEL, mentionedLater)
+        .find((message) => message.user === fixture.slack.ids.botUserId),
+    );
+    const answered = fixture.slack
+      .messages(ALLOWED_CHANNEL, '1699999999.000100')
+      .filter((message) => message.user === fixture.slack.ids.botUserId);
+    expect(parent).toBeTruthy();
+    expect(answered).toEqual([]);
+  });
+
   it('keeps two threads of one channel apart: their own kernels and variables', async () => {
     const [first, second] = await Promise.all([
       fixture.slack.mention({ user: ANN, channel: ALLOWED_CHANNEL, text: "```python\nwho = 'first'\n```" }),
