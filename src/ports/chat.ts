@@ -12,6 +12,8 @@ export type ThreadKey = string;
 export interface ChatUser {
   id: string;
   name?: string;
+  /** The platform says this person reviews (e.g. a Discord reviewer role), besides TALLY_REVIEWERS. */
+  reviewer?: boolean;
 }
 
 /** A person's message, or their click on a control (`action`), in a thread. */

@@ -8,6 +8,8 @@ import type { Kernel, Sandbox } from '../ports/sandbox.js';
 import type { Store } from '../ports/store.js';
 import { type JournalEntry, journalKey } from './session-record.js';
 
+const journalStartKey = (threadKey: string) => `journal-start:${threadKey}`;
+
 export interface RestoredKernel {
   kernel: Kernel;
   /** Journal entries replayed now; 0 when the kernel was already the session's. */
@@ -30,11 +32,23 @@ export class SessionKernels {
     this.known.add(kernel);
     let replayed = 0;
     let failed = 0;
-    for (const entry of await this.store.range<JournalEntry>(journalKey(threadKey))) {
+    const start = (await this.store.get<number>(journalStartKey(threadKey))) ?? 0;
+    for (const entry of await this.store.range<JournalEntry>(journalKey(threadKey), start)) {
       if (await this.replay(kernel, entry)) replayed += 1;
       else failed += 1;
     }
     return { kernel, replayed, failed };
+  }
+
+  /**
+   * A fresh kernel for the thread: the current one is disposed and the journal so far is no longer
+   * replayed (it stays in the store: lists are append-only).
+   */
+  async reset(threadKey: string): Promise<void> {
+    const length = (await this.store.range<JournalEntry>(journalKey(threadKey))).length;
+    await this.store.set(journalStartKey(threadKey), length);
+    const kernel = await this.sandbox.acquire(threadKey);
+    await kernel.dispose();
   }
 
   record(threadKey: string, entry: JournalEntry): Promise<number> {

@@ -12,7 +12,6 @@ import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Inbound, Post, ThreadKey } from '../ports/chat.js';
 import type { Store } from '../ports/store.js';
-import { mayReview } from '../report/report.js';
 import { ReportBook } from '../report/report-book.js';
 import {
   decidePlaybook,
@@ -27,7 +26,7 @@ import { lockName, newSession, type SessionRecord, sessionKey } from './session-
 import { sessionWorkbench } from './session-workbench.js';
 import { receiveFiles } from './shared-files.js';
 import { parseThreadCommand } from './thread-command.js';
-import { DONE, type Handled, type ThreadContext } from './thread-context.js';
+import { DONE, type Handled, isReviewer, type ThreadContext } from './thread-context.js';
 import { findUserCode } from './user-code.js';
 import { runUserCode } from './user-code-run.js';
 
@@ -134,6 +133,19 @@ export class SessionRouter {
     const pending = session.conversation.pending;
     if (command?.kind === 'export') return exportThreadReport(thread, this.options);
     if (command?.kind === 'save-playbook') return draftPlaybookFromReport(thread, this.options, command.title);
+    if (command?.kind === 'reset') {
+      await this.options.kernels.reset(inbound.threadKey);
+      session.conversation.work = { cells: [], figures: [] };
+      session.conversation.messages.push({
+        role: 'user',
+        content: '[The kernel was reset: variables, DataFrames and shared files from before are gone.]',
+      });
+      await emit({
+        kind: 'text',
+        markdown: 'Fresh kernel: the variables and files from before are gone. The conversation and the report stay.',
+      });
+      return DONE;
+    }
     if (command?.kind === 'review') {
       const forPlaybook =
         command.section === 'playbook' || (!command.section && session.playbookDraft && !feedbackTarget(thread));
@@ -149,7 +161,7 @@ export class SessionRouter {
     }
     const target = feedbackTarget(thread);
     if (target && !findUserCode(inbound.text)) {
-      if (!mayReview(inbound.user.id, session.owner, thread.reviewers)) {
+      if (!isReviewer(thread)) {
         await emit({
           kind: 'notice',
           userId: inbound.user.id,

@@ -1,8 +1,8 @@
 /**
  * The thread's own commands, from a button (`Inbound.action`) or typed in the thread: review
  * decisions (`accept`, `revise: <feedback>`, `discard`, optionally naming a section: `accept s2`),
- * approval decisions (`run`, `skip`, `edit` with a code block), `report` (export it) and
- * `save as playbook`. Works the same on every platform; the console has only the typed form.
+ * approval decisions (`run`, `skip`, `edit` with a code block), `report` (export it),
+ * `save as playbook` and `reset` (a fresh kernel). Works the same on every platform; the console has only the typed form.
  */
 import { ACTION_IDS, type Inbound } from '../ports/chat.js';
 import type { ReviewAction } from '../report/report.js';
@@ -12,10 +12,12 @@ export type ThreadCommand =
   | { kind: 'review'; action: ReviewAction; section?: string; version?: number; feedback?: string }
   | { kind: 'approval'; decision: 'run' | 'skip' | 'edit'; code?: string; note?: string }
   | { kind: 'export' }
-  | { kind: 'save-playbook'; title?: string };
+  | { kind: 'save-playbook'; title?: string }
+  | { kind: 'reset' };
 
 const REVIEW = /^\s*(accept|revise|discard)\b(?:\s+(s\d+))?\s*(?:[:\-–—]\s*)?([\s\S]*)$/i;
 const APPROVAL = /^\s*(run|skip|edit)\b\s*(?:[:\-–—]\s*)?([\s\S]*)$/i;
+const RESET = /^\s*\/?reset(?:\s+the)?(?:\s+kernel)?\s*[.!]?\s*$/i;
 const EXPORT = /^\s*\/?(?:export(?:\s+the)?\s+report|report|export)\s*[.!]?\s*$/i;
 const SAVE_PLAYBOOK = /^\s*save\s+(?:it\s+|this\s+|the\s+report\s+)?as\s+(?:a\s+)?playbook\b\s*(?:[:\-–—]\s*(.+))?$/i;
 
@@ -45,6 +47,7 @@ export function parseThreadCommand(inbound: Inbound): ThreadCommand | undefined 
   }
   const text = inbound.text;
   if (EXPORT.test(text)) return { kind: 'export' };
+  if (RESET.test(text)) return { kind: 'reset' };
   const save = SAVE_PLAYBOOK.exec(text);
   if (save) return { kind: 'save-playbook', ...(save[1]?.trim() ? { title: save[1].trim() } : {}) };
   const review = REVIEW.exec(text);

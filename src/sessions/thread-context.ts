@@ -24,10 +24,16 @@ export type Handled = { kind: 'done' } | { kind: 'resume'; resume: Resume } | { 
 
 export const DONE: Handled = { kind: 'done' };
 
+/** The thread's owner, a configured reviewer, or someone the platform names a reviewer. */
+export function isReviewer(thread: ThreadContext): boolean {
+  const { inbound, session } = thread;
+  return inbound.user.reviewer === true || mayReview(inbound.user.id, session.owner, thread.reviewers);
+}
+
 /** True when the sender may decide; otherwise tells them (only them, where the platform can) why not. */
 export async function mayDecide(thread: ThreadContext, what: string): Promise<boolean> {
-  const { inbound, session } = thread;
-  if (mayReview(inbound.user.id, session.owner, thread.reviewers)) return true;
+  const { inbound } = thread;
+  if (isReviewer(thread)) return true;
   await thread.emit({
     kind: 'notice',
     userId: inbound.user.id,

@@ -94,4 +94,11 @@ describe('approval mode', () => {
     await fixture.say('skip: no installs please');
     expect(seen.at(-1)).toContain('They said: no installs please');
   });
+
+  it('reset gives the thread a fresh kernel: earlier variables are gone, the model is told', async () => {
+    expect(await inspect('approved')).toContain('42');
+    await fixture.say('reset');
+    expect(postsOf(fixture.posts, 'text').at(-1)?.markdown).toMatch(/^Fresh kernel/);
+    expect(await inspect("'approved' in globals()")).toContain('False');
+  });
 });

@@ -27,6 +27,10 @@ describe('thread commands', () => {
     ['save as playbook', { kind: 'save-playbook' }],
     ['save this as a playbook: Contract churn review', { kind: 'save-playbook', title: 'Contract churn review' }],
     ['which contract churns most?', undefined],
+    ['reset', { kind: 'reset' }],
+    ['/reset', { kind: 'reset' }],
+    ['reset the kernel', { kind: 'reset' }],
+    ['reset the churn flag to zero', undefined],
   ])('%j', (text, expected) => {
     expect(parseThreadCommand(typed(text))).toEqual(expected);
   });
