@@ -4,8 +4,10 @@
  * text, code behind a section, exports), an ephemeral notice, or the thread status. Pure: no I/O.
  */
 import { ACTION_IDS, type Post, type ReviewControl } from '../../src/ports/chat.js';
+import { cellsFile, csv, slug, truncate } from '../common/post-text.js';
 import { renderTable } from '../common/render-table.js';
-import { splitText, toMrkdwn } from './slack-mrkdwn.js';
+import { splitText } from '../common/split-text.js';
+import { toMrkdwn } from './slack-mrkdwn.js';
 
 /** Block Kit blocks as plain objects (the SDK's types are wide unions; these are all we send). */
 export type Block = Record<string, unknown>;
@@ -179,17 +181,11 @@ function renderReview(post: Extract<Post, { kind: 'review' }>): SlackOp[] {
     altText: figure.alt,
   }));
   if (post.cells.length > 0) {
-    const code = post.cells
-      .map(
-        (cell, index) =>
-          `-- cell ${index + 1} (${cell.language}${cell.author === 'human' ? ', written by a person' : ''})\n${cell.code}`,
-      )
-      .join('\n\n');
     ops.push({
       kind: 'upload',
       filename: `${post.id}-v${post.version}-code.txt`,
       title: `Code and SQL behind ${post.id}`,
-      content: Buffer.from(code),
+      content: cellsFile(post.cells),
     });
   }
   const pieces = splitText(toMrkdwn(post.markdown), SECTION_CHARS);
@@ -238,26 +234,4 @@ function renderReview(post: Extract<Post, { kind: 'review' }>): SlackOp[] {
     remember: { kind: 'review', value, controls: post.controls },
   });
   return ops;
-}
-
-function truncate(text: string, maxChars: number): string {
-  return text.length <= maxChars ? text : `${text.slice(0, maxChars - 1)}…`;
-}
-
-function slug(text: string): string {
-  return (
-    text
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-|-$/g, '')
-      .slice(0, 60) || 'file'
-  );
-}
-
-function csv(columns: string[], rows: unknown[][]): Buffer {
-  const cell = (value: unknown) => {
-    const text = value === null || value === undefined ? '' : String(value);
-    return /[",\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-  };
-  return Buffer.from([columns, ...rows].map((row) => row.map(cell).join(',')).join('\n'));
 }

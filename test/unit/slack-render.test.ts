@@ -1,6 +1,7 @@
 /** How posts look in Slack: mrkdwn, limits, uploads, review and approval controls. */
 import { describe, expect, it } from 'vitest';
-import { splitText, toMrkdwn } from '../../adapters/slack/slack-mrkdwn.js';
+import { splitText } from '../../adapters/common/split-text.js';
+import { toMrkdwn } from '../../adapters/slack/slack-mrkdwn.js';
 import { renderForSlack } from '../../adapters/slack/slack-render.js';
 import { ACTION_IDS } from '../../src/ports/chat.js';
 
