@@ -1,0 +1,10 @@
+/** Discord threads as tally thread keys: `discord:<guild>:<thread id>`. */
+import type { ThreadKey } from '../../src/ports/chat.js';
+
+export const discordThreadKey = (guildId: string, threadId: string): ThreadKey => `discord:${guildId}:${threadId}`;
+
+export function parseDiscordThreadKey(key: ThreadKey): { guildId: string; threadId: string } {
+  const match = /^discord:([^:]+):(\d+)$/.exec(key);
+  if (!match?.[1] || !match[2]) throw new Error(`not a Discord thread key: ${key}`);
+  return { guildId: match[1], threadId: match[2] };
+}
