@@ -80,6 +80,12 @@ const schema = z.object({
   SLACK_API_URL: z.string().url().optional(),
   SLACK_ALLOWED_CHANNELS: z.string().default(''),
   SLACK_ALLOWED_USERS: z.string().default(''),
+  DISCORD_TOKEN: z.string().min(1).optional(),
+  DISCORD_GUILD_ID: z.string().regex(/^\d+$/, 'a guild id (digits)').optional(),
+  DISCORD_API_URL: z.string().url().optional(),
+  DISCORD_ALLOWED_GUILDS: z.string().default(''),
+  DISCORD_ALLOWED_CHANNELS: z.string().default(''),
+  DISCORD_REVIEWER_ROLES: z.string().default(''),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\/.+/, 'use redis://host:port or rediss://…')
@@ -188,6 +194,18 @@ export interface SlackSettings {
   allowedUsers: string[];
 }
 
+export interface DiscordSettings {
+  token: string;
+  /** Slash commands are registered in this guild (instant); globally otherwise. */
+  guildId: string | undefined;
+  /** The REST base URL; only for a stand-in. */
+  apiUrl: string | undefined;
+  allowedGuilds: string[];
+  allowedChannels: string[];
+  /** Members with one of these roles decide in any thread. */
+  reviewerRoles: string[];
+}
+
 export interface Config {
   /** Data directory (workspaces, local store, demo output), absolute. */
   home: string;
@@ -204,6 +222,8 @@ export interface Config {
   review: ReviewSettings;
   /** Present when SLACK_BOT_TOKEN is set. */
   slack: SlackSettings | undefined;
+  /** Present when DISCORD_TOKEN is set. */
+  discord: DiscordSettings | undefined;
   /** keyv on Redis when set (several replicas); else a SQLite file in TALLY_HOME. */
   redisUrl: string | undefined;
 }
@@ -311,6 +331,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
           apiUrl: e.SLACK_API_URL,
           allowedChannels: list(e.SLACK_ALLOWED_CHANNELS),
           allowedUsers: list(e.SLACK_ALLOWED_USERS),
+        }
+      : undefined,
+    discord: e.DISCORD_TOKEN
+      ? {
+          token: e.DISCORD_TOKEN,
+          guildId: e.DISCORD_GUILD_ID,
+          apiUrl: e.DISCORD_API_URL,
+          allowedGuilds: list(e.DISCORD_ALLOWED_GUILDS),
+          allowedChannels: list(e.DISCORD_ALLOWED_CHANNELS),
+          reviewerRoles: list(e.DISCORD_REVIEWER_ROLES),
         }
       : undefined,
     redisUrl: e.REDIS_URL,

@@ -7,13 +7,14 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { ConsoleAdapter } from '../adapters/console/console-adapter.js';
 import { startScriptedModelServer } from '../test/support/scripted-model-server.js';
-import { loadConfig } from './config.js';
+import { discordAdapter, slackAdapter } from './chat-adapters.js';
+import { type DiscordSettings, loadConfig, type SlackSettings } from './config.js';
 import { createTally } from './create-tally.js';
 import { DEMO_REQUEST, DEMO_REVIEW, demoScript } from './demo/demo-script.js';
 import { AppError } from './errors.js';
 import { createLlmClient } from './llm/create-llm-client.js';
 import { createLogger } from './logger.js';
-import { serveSlack } from './serve-slack.js';
+import { serveChat } from './serve-chat.js';
 import { createStore } from './store/create-store.js';
 import { exportTraining } from './training/export-training.js';
 
@@ -25,6 +26,7 @@ const USAGE = `usage: tally <command>
                        --db reads that database (like DATABASE_URL), --out saves charts there
   slack                connect to Slack (SLACK_BOT_TOKEN, and SLACK_APP_TOKEN or
                        SLACK_SIGNING_SECRET; needs LLM_BASE_URL); runs until stopped
+  discord              connect to Discord (DISCORD_TOKEN; needs LLM_BASE_URL); runs until stopped
   export-training --out FILE.jsonl
                        fine-tuning data from reviewed work: accepted sections as chat
                        examples in FILE.jsonl, revised versions paired with the accepted
@@ -72,27 +74,32 @@ async function exportTrainingCommand(words: string[]): Promise<number> {
   return 0;
 }
 
-/** `tally slack`: serves Slack until SIGINT or SIGTERM. */
-async function slackCommand(): Promise<number> {
+/** `tally slack` / `tally discord`: serves the platform until SIGINT or SIGTERM. */
+async function chatCommand(platform: 'slack' | 'discord'): Promise<number> {
   const config = loadConfig(process.env);
-  if (!config.slack) {
-    process.stderr.write(
-      'tally slack needs SLACK_BOT_TOKEN and SLACK_APP_TOKEN (or SLACK_SIGNING_SECRET); see the README\n',
-    );
+  const slack = config.slack;
+  const discord = config.discord;
+  if (platform === 'slack' ? !slack : !discord) {
+    const needs =
+      platform === 'slack' ? 'SLACK_BOT_TOKEN and SLACK_APP_TOKEN (or SLACK_SIGNING_SECRET)' : 'DISCORD_TOKEN';
+    process.stderr.write(`tally ${platform} needs ${needs}; see the README\n`);
     return 2;
   }
   if (!config.llm.baseUrl) {
-    process.stderr.write('tally slack needs a model: set LLM_BASE_URL (and LLM_API_KEY, LLM_MODEL)\n');
+    process.stderr.write(`tally ${platform} needs a model: set LLM_BASE_URL (and LLM_API_KEY, LLM_MODEL)\n`);
     return 2;
   }
   const logger = createLogger({ level: config.logLevel });
-  const service = await serveSlack({
+  const service = await serveChat({
     config,
-    slack: config.slack,
     logger,
     llm: createLlmClient(config.llm, logger.child({ component: 'llm' })),
+    createAdapter: (known) =>
+      platform === 'slack'
+        ? slackAdapter(slack as SlackSettings, logger, known)
+        : discordAdapter(discord as DiscordSettings, logger, known),
   });
-  logger.info({ mode: config.slack.appToken ? 'socket' : 'http' }, 'tally is connected to Slack');
+  logger.info({ platform }, 'tally is connected');
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
@@ -108,7 +115,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'export-training') return exportTrainingCommand(rest);
-  if (command === 'slack') return slackCommand();
+  if (command === 'slack' || command === 'discord') return chatCommand(command);
   const ask = command === 'ask' ? parseAsk(rest) : undefined;
   if (!['demo', 'chat', 'ask'].includes(command) || typeof ask === 'string') {
     process.stderr.write(`${typeof ask === 'string' ? ask : `unknown command '${command}'`}\n${USAGE}\n`);

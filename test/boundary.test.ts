@@ -7,7 +7,7 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..');
-const COMPOSITION_ROOTS = new Set(['src/main.ts', 'src/create-tally.ts', 'src/serve-slack.ts']);
+const COMPOSITION_ROOTS = new Set(['src/main.ts', 'src/create-tally.ts', 'src/serve-chat.ts', 'src/chat-adapters.ts']);
 
 function sources(folder: string): string[] {
   const found: string[] = [];

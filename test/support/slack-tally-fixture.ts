@@ -3,10 +3,13 @@
  * stand-in, the real sandbox and MariaDB with telco_db, and the openai SDK against the scripted
  * model. Channel `C1ANALYTICS` is allowed, `C2RANDOM` is not. Everything is cleaned up by close().
  */
+
+import type { SlackAdapter } from '../../adapters/slack/slack-adapter.js';
+import { slackAdapter } from '../../src/chat-adapters.js';
 import { loadConfig } from '../../src/config.js';
 import { createLlmClient } from '../../src/llm/create-llm-client.js';
 import { createLogger } from '../../src/logger.js';
-import { type SlackService, serveSlack } from '../../src/serve-slack.js';
+import { type ChatService, serveChat } from '../../src/serve-chat.js';
 import { cleanUp } from './clean-up.js';
 import { type ScriptedModelServer, type ScriptStep, startScriptedModelServer } from './scripted-model-server.js';
 import { type SlackStandIn, startSlackStandIn } from './slack/slack-stand-in.js';
@@ -18,7 +21,7 @@ export const OTHER_CHANNEL = 'C2RANDOM';
 export interface SlackTallyFixture {
   slack: SlackStandIn;
   server: ScriptedModelServer;
-  service: SlackService;
+  service: ChatService<SlackAdapter>;
   /** The thread key tally uses for a thread of the allowed channel. */
   threadKey(threadTs: string, channel?: string): string;
   close(): Promise<void>;
@@ -46,13 +49,13 @@ export async function startSlackTallyFixture(
       ...env,
     });
     const logger = createLogger({ level: config.logLevel });
-    if (!config.slack) throw new Error('the Slack settings did not load');
-    const service = await serveSlack({
+    const settings = config.slack;
+    if (!settings) throw new Error('the Slack settings did not load');
+    const service = await serveChat({
       config,
-      slack: config.slack,
       logger,
       llm: createLlmClient(config.llm, logger),
-      minIntervalMs: 0,
+      createAdapter: (known) => slackAdapter(settings, logger, known, 0),
     });
     await slack.connected();
     return {
