@@ -1,0 +1,146 @@
+/**
+ * tally on Discord end to end: the real discord.js client against the Discord stand-in, the real
+ * sandbox, MariaDB with telco_db and the scripted model. What people in the server would see is read
+ * back from the stand-in: messages and attachments in threads, interaction callbacks, ephemerals.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACTION_IDS } from '../../src/ports/chat.js';
+import type { DiscordMessage } from '../support/discord/discord-state.js';
+import { type DiscordTallyFixture, REVIEWER_ROLE, startDiscordTallyFixture } from '../support/discord-tally-fixture.js';
+import { callTool, type ScriptContext, say, slow } from '../support/scripted-model-server.js';
+
+const OWNER = '1300000000000000101';
+const ANALYST = '1300000000000000104';
+const CHART = `import matplotlib.pyplot as plt
+plt.bar(["a", "b"], [3, 5]); plt.title("Two bars")
+8`;
+const last = (context: ScriptContext) => context.lastToolResult?.content ?? '';
+
+let fixture: DiscordTallyFixture;
+let threadId = '';
+let answer = '';
+
+const bot = () => fixture.discord.ids.botUserId;
+const botMessages = () => fixture.discord.messages(threadId).filter((message) => message.author.id === bot());
+const find = (marker: string) => botMessages().findLast((message: DiscordMessage) => message.content.includes(marker));
+const customId = (message: DiscordMessage | undefined, actionId: string) =>
+  (message?.components ?? [])
+    .flatMap((row) => (row as { components?: Array<{ custom_id?: string }> }).components ?? [])
+    .find((button) => button.custom_id?.startsWith(`${actionId}|`))?.custom_id ?? '';
+
+beforeAll(async () => {
+  fixture = await startDiscordTallyFixture([
+    callTool('triage', { verdict: 'answerable' }),
+    callTool('run_python', { code: CHART }),
+    (context) =>
+      callTool('draft_section', { title: 'Overview', markdown: `Total ${last(context).split('\n').at(-1)}.` }),
+    say('Accepted; the report has one section.'),
+    callTool('triage', { verdict: 'answerable' }),
+    callTool('run_python', { code: 'x + 1' }),
+    (context) => {
+      answer = last(context);
+      return say(`x + 1 is ${last(context).split('\n').at(-1)}`);
+    },
+    callTool('triage', { verdict: 'answerable' }),
+    slow(20_000, say('(too late)')),
+  ]);
+  fixture.discord.setRoles(ANALYST, [REVIEWER_ROLE]);
+}, 120_000);
+afterAll(async () => {
+  await fixture?.close();
+});
+
+describe('tally on Discord', () => {
+  it('registers its slash commands in the guild', () => {
+    const names = fixture.discord
+      .commands(fixture.discord.ids.guildId)
+      .map((command) => (command as { name: string }).name);
+    expect(names.sort()).toEqual(['analyze', 'report', 'reset', 'settings', 'stop']);
+  });
+
+  it('defers /analyze at once, opens a thread, and posts a chart and a section for review there', async () => {
+    const before = fixture.discord.threads().length;
+    const command = await fixture.discord.slashCommand({
+      user: OWNER,
+      channel: fixture.discord.channelId,
+      name: 'analyze',
+      options: { question: 'Draw two bars and write it up' },
+    });
+    threadId = (await fixture.discord.waitFor(() => fixture.discord.threads()[before], 30_000)).id;
+    const [first] = fixture.discord.interactionResponses(command.id);
+    expect(first).toMatchObject({ kind: 'callback', type: 5, status: 204 });
+    await fixture.discord.waitFor(() => find('Review s1 v1'), 60_000);
+    const chart = botMessages()
+      .flatMap((message) => message.attachments)
+      .find((attachment) => attachment.content_type === 'image/png' || attachment.filename.endsWith('.png'));
+    expect(chart?.description).toBe('chart from the analysis');
+    expect(fixture.discord.typing(threadId).length).toBeGreaterThan(0);
+  });
+
+  it('lets a member of a reviewer role accept, and goes on', async () => {
+    const review = find('Review s1 v1');
+    await fixture.discord.click({
+      user: ANALYST,
+      channel: threadId,
+      messageId: review?.id ?? '',
+      customId: customId(review, ACTION_IDS.accept),
+    });
+    await fixture.discord.waitFor(() => find('Accepted; the report has one section.'), 60_000);
+    expect(find('Accepted s1')).toBeDefined();
+  });
+
+  it('continues the session from a thread reply, through a rate limit, losing nothing', async () => {
+    await fixture.discord.message({ user: OWNER, channel: threadId, content: '```python\nx = 41\n```' });
+    await fixture.discord.waitFor(() => botMessages().find((message) => message.content.includes('x = 41')), 60_000);
+    fixture.discord.failNext('POST /channels/:id/messages', { status: 429, retryAfterSeconds: 1 });
+    await fixture.discord.message({ user: OWNER, channel: threadId, content: 'what is x + 1?' });
+    await fixture.discord.waitFor(() => find('x + 1 is 42'), 60_000);
+    expect(answer).toContain('42');
+    expect(botMessages().filter((message) => message.content.includes('x + 1 is 42'))).toHaveLength(1);
+  });
+
+  it('/report uploads the exports into the thread', async () => {
+    await fixture.discord.slashCommand({ user: OWNER, channel: threadId, name: 'report' });
+    const html = await fixture.discord.waitFor(
+      () =>
+        botMessages()
+          .flatMap((message) => message.attachments)
+          .find((attachment) => attachment.filename === 'report.html'),
+      60_000,
+    );
+    expect(html.bytes.toString()).toContain('Overview');
+    await fixture.discord.waitFor(() =>
+      botMessages()
+        .flatMap((message) => message.attachments)
+        .find((attachment) => attachment.filename === 'report.ipynb'),
+    );
+  });
+
+  it('/reset gives the thread a fresh kernel', async () => {
+    await fixture.discord.slashCommand({ user: OWNER, channel: threadId, name: 'reset' });
+    await fixture.discord.waitFor(() => find('Fresh kernel'), 60_000);
+    await fixture.discord.message({ user: OWNER, channel: threadId, content: "```python\n'x' in globals()\n```" });
+    const shown = await fixture.discord.waitFor(() => find("'x' in globals()"), 60_000);
+    expect(shown.content).toContain('False');
+  });
+
+  it('/stop aborts a running turn and keeps the session', async () => {
+    await fixture.discord.message({ user: OWNER, channel: threadId, content: 'start something long' });
+    await fixture.discord.waitFor(() => fixture.server.chatRequests.length >= 9, 30_000); // the slow model call is under way
+    await fixture.discord.slashCommand({ user: OWNER, channel: threadId, name: 'stop' });
+    await fixture.discord.waitFor(() => find('Stopped. The session and its variables are kept.'), 30_000);
+    expect(find('(too late)')).toBeUndefined();
+  });
+
+  it("refuses a stranger's button press with a message only they see", async () => {
+    const review = botMessages().find((message) => message.content.includes('Review s1 v1'));
+    await fixture.discord.click({
+      user: '1300000000000000199',
+      channel: threadId,
+      messageId: review?.id ?? '',
+      customId: customId(review, ACTION_IDS.discard),
+    });
+    const notice = await fixture.discord.waitFor(() => fixture.discord.ephemerals('1300000000000000199')[0]);
+    expect(notice.content).toMatch(/only the person who started this thread/);
+  });
+});

@@ -1,0 +1,75 @@
+/**
+ * tally on Discord for end-to-end tests: the unmodified discord.js client against the Discord
+ * stand-in, the real sandbox and MariaDB with telco_db, and the openai SDK against the scripted
+ * model. Everything is cleaned up by close().
+ */
+import type { DiscordAdapter } from '../../adapters/discord/discord-adapter.js';
+import { discordAdapter } from '../../src/chat-adapters.js';
+import { loadConfig } from '../../src/config.js';
+import { createLlmClient } from '../../src/llm/create-llm-client.js';
+import { createLogger } from '../../src/logger.js';
+import { type ChatService, serveChat } from '../../src/serve-chat.js';
+import { cleanUp } from './clean-up.js';
+import { type DiscordStandIn, startDiscordStandIn } from './discord/discord-stand-in.js';
+import { type ScriptedModelServer, type ScriptStep, startScriptedModelServer } from './scripted-model-server.js';
+import { createTestEnvironment } from './test-environment.js';
+
+/** Members of this role may decide in any thread. */
+export const REVIEWER_ROLE = '1300000000000000900';
+
+export interface DiscordTallyFixture {
+  discord: DiscordStandIn;
+  server: ScriptedModelServer;
+  service: ChatService<DiscordAdapter>;
+  close(): Promise<void>;
+}
+
+export async function startDiscordTallyFixture(
+  script: ScriptStep[],
+  env: Record<string, string> = {},
+): Promise<DiscordTallyFixture> {
+  const environment = await createTestEnvironment('discord');
+  const server = await startScriptedModelServer({ script });
+  const discord = await startDiscordStandIn({
+    channels: [{ name: 'analytics' }],
+    roles: [{ id: REVIEWER_ROLE, name: 'analysts' }],
+  });
+  try {
+    const config = loadConfig({
+      ...environment.env(server.url),
+      DISCORD_TOKEN: discord.token,
+      DISCORD_API_URL: discord.apiUrl,
+      DISCORD_GUILD_ID: discord.ids.guildId,
+      DISCORD_REVIEWER_ROLES: REVIEWER_ROLE,
+      ...env,
+    });
+    const logger = createLogger({ level: config.logLevel });
+    const settings = config.discord;
+    if (!settings) throw new Error('the Discord settings did not load');
+    const service = await serveChat({
+      config,
+      logger,
+      llm: createLlmClient(config.llm, logger),
+      createAdapter: (known) => discordAdapter(settings, logger, known),
+    });
+    return {
+      discord,
+      server,
+      service,
+      close: () =>
+        cleanUp(
+          () => service.close(),
+          () => discord.close(),
+          () => server.close(),
+          () => environment.close(),
+        ),
+    };
+  } catch (error) {
+    await cleanUp(
+      () => discord.close(),
+      () => server.close(),
+      () => environment.close(),
+    );
+    throw error;
+  }
+}
