@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../src/ports/chat.js';
-import type { DiscordMessage } from '../support/discord/discord-state.js';
+import type { DiscordMessage } from '../support/discord/discord-model.js';
 import { type DiscordTallyFixture, REVIEWER_ROLE, startDiscordTallyFixture } from '../support/discord-tally-fixture.js';
 import { callTool, type ScriptContext, say, slow } from '../support/scripted-model-server.js';
 

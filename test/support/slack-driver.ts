@@ -23,7 +23,7 @@ export function slackDriver(): ChatDriver {
     if (!found) throw new Error(`no message of tally contains '${marker}'`);
     return found;
   };
-  const valueOf = (message: { blocks?: unknown[] }, actionId: string) => {
+  const controlValue = (message: { blocks?: unknown[] }, actionId: string) => {
     const elements = (message.blocks ?? []).flatMap((block) => (block as { elements?: unknown[] }).elements ?? []);
     const element = elements.find((candidate) => (candidate as { action_id?: string }).action_id === actionId) as
       | { value?: string }
@@ -50,7 +50,7 @@ export function slackDriver(): ChatDriver {
         channel: ALLOWED_CHANNEL,
         messageTs: message.ts,
         actionId,
-        value: valueOf(message, actionId),
+        value: controlValue(message, actionId),
       });
     },
     async submitForm(user, text) {

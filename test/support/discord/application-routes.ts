@@ -4,7 +4,8 @@
  * overwrite, create, get, delete; ids kept across overwrites by name and type, as Discord does), and
  * guild, channel list, roles and member lookups.
  */
-import type { DiscordState, Json } from './discord-state.js';
+import type { Json } from './discord-model.js';
+import type { DiscordState } from './discord-state.js';
 import { guildCreateDispatch, wireMember, wireUser } from './payloads.js';
 import { bodyObject, type RestContext, type RouteDefinition, type RouteRequest } from './rest-context.js';
 import { errors, json, noContent } from './rest-reply.js';

@@ -4,7 +4,8 @@
  * are echoed over the gateway (MESSAGE_CREATE with `author.bot`, MESSAGE_UPDATE, MESSAGE_DELETE,
  * MESSAGE_REACTION_ADD/REMOVE), as Discord does.
  */
-import type { DiscordChannel, DiscordMessage, DiscordState, StoredReaction } from './discord-state.js';
+import type { DiscordChannel, DiscordMessage, StoredReaction } from './discord-model.js';
+import type { DiscordState } from './discord-state.js';
 import { applyMessageEdit, buildBotMessage } from './message-body.js';
 import { messageDeleteDispatch, messageDispatch, reactionDispatch, wireMessage, wireUser } from './payloads.js';
 import { bodyObject, type RouteDefinition } from './rest-context.js';

@@ -27,9 +27,9 @@ import {
   type DiscordInteraction,
   type DiscordInteractionResponse,
   type DiscordMessage,
-  DiscordState,
   type Json,
-} from './discord-state.js';
+} from './discord-model.js';
+import { DiscordState } from './discord-state.js';
 import { GatewayServer, type GatewayStats } from './gateway.js';
 import { type DiscordFault, RestApi } from './rest-api.js';
 import type { RestContext } from './rest-context.js';

@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
-import type { DiscordState, Json } from './discord-state.js';
+import type { Json } from './discord-model.js';
+import type { DiscordState } from './discord-state.js';
 import { filterForIntents } from './intents.js';
 import { guildCreateDispatch, readyDispatch, wireMember } from './payloads.js';
 

@@ -5,7 +5,7 @@
  * bot wrote it or is mentioned in it. A bot configured without an intent it needs fails here as it
  * would on Discord.
  */
-import type { Json } from './discord-state.js';
+import type { Json } from './discord-model.js';
 
 export const Intents = {
   Guilds: 1 << 0,

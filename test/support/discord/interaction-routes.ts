@@ -8,7 +8,8 @@
  * turn into the answer; the first follow-up after a defer edits it too (documented backwards compat).
  */
 import { requireChannel } from './channel-routes.js';
-import type { DiscordInteraction, DiscordMessage, DiscordState, Json } from './discord-state.js';
+import type { DiscordInteraction, DiscordMessage, Json } from './discord-model.js';
+import type { DiscordState } from './discord-state.js';
 import { applyMessageEdit, buildBotMessage } from './message-body.js';
 import { messageDeleteDispatch, messageDispatch, wireMessage, wireUser } from './payloads.js';
 import { bodyObject, type RestContext, type RouteDefinition, type RouteRequest } from './rest-context.js';

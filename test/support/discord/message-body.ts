@@ -5,13 +5,8 @@
  * replies through `message_reference`.
  */
 import { attachmentUrl } from './cdn.js';
-import {
-  type DiscordMessage,
-  type DiscordUser,
-  discordTimestamp,
-  type Json,
-  type StoredAttachment,
-} from './discord-state.js';
+import type { DiscordMessage, DiscordUser, Json, StoredAttachment } from './discord-model.js';
+import { discordTimestamp } from './discord-state.js';
 import type { UploadedFile } from './multipart.js';
 import { wireMessage } from './payloads.js';
 import type { RestContext } from './rest-context.js';

@@ -4,14 +4,8 @@
  * THREAD_CREATE and INTERACTION_CREATE. Shapes follow discord-api-types v10 and what discord.js
  * 14.28 reads (e.g. INTERACTION_CREATE without `entitlements: []` crashes its constructor).
  */
-import type {
-  DiscordChannel,
-  DiscordMessage,
-  DiscordState,
-  DiscordUser,
-  Json,
-  StoredReaction,
-} from './discord-state.js';
+import type { DiscordChannel, DiscordMessage, DiscordUser, Json, StoredReaction } from './discord-model.js';
+import type { DiscordState } from './discord-state.js';
 
 export function wireUser(user: DiscordUser): Json {
   return { ...user, public_flags: 0, ...(user.bot ? { bot: true } : {}) };

@@ -5,7 +5,7 @@
  * the route in the message and logged, so a route the SDK needs and the stand-in lacks is obvious.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { DiscordCall } from './discord-state.js';
+import type { DiscordCall } from './discord-model.js';
 import { type DiscordRequestBody, readDiscordBody } from './multipart.js';
 import type { RestContext } from './rest-context.js';
 import { RestError, type RestReply, sendReply } from './rest-reply.js';

@@ -3,7 +3,8 @@
  * limits, and a way to send gateway events after the reply (as Discord does for the bot's own
  * messages, reactions and threads).
  */
-import type { DiscordState, Json } from './discord-state.js';
+import type { Json } from './discord-model.js';
+import type { DiscordState } from './discord-state.js';
 import type { UploadedFile } from './multipart.js';
 import type { RestReply } from './rest-reply.js';
 

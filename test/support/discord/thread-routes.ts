@@ -5,7 +5,8 @@
  * parent). Both dispatch THREAD_CREATE, as Discord does to the thread's creator.
  */
 import { requireChannel, requireMessage } from './channel-routes.js';
-import { type DiscordChannel, type DiscordState, discordTimestamp, type Json } from './discord-state.js';
+import type { DiscordChannel, Json } from './discord-model.js';
+import { type DiscordState, discordTimestamp } from './discord-state.js';
 import { messageDispatch, threadCreateDispatch } from './payloads.js';
 import type { RestContext, RouteDefinition } from './rest-context.js';
 import { bodyObject } from './rest-context.js';

@@ -5,7 +5,8 @@
  * to see what the bot did afterwards use `DiscordStandIn.waitFor`.
  */
 import { attachmentUrl } from './cdn.js';
-import { type DiscordMessage, type DiscordState, discordTimestamp, type StoredAttachment } from './discord-state.js';
+import type { DiscordMessage, StoredAttachment } from './discord-model.js';
+import { type DiscordState, discordTimestamp } from './discord-state.js';
 import type { GatewayServer } from './gateway.js';
 import { messageDispatch, reactionDispatch, wireMessage } from './payloads.js';
 

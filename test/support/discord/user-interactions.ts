@@ -7,7 +7,7 @@
  * action rows) and fills untouched inputs with their pre-set `value`.
  */
 import { randomBytes } from 'node:crypto';
-import type { DiscordChannel, DiscordInteraction, Json } from './discord-state.js';
+import type { DiscordChannel, DiscordInteraction, Json } from './discord-model.js';
 import { interactionDispatch, wireMember, wireMessage, wireUser } from './payloads.js';
 import { requireUserChannel, requireUserMessage, type UserActionContext } from './user-actions.js';
 
