@@ -99,6 +99,19 @@ describe('tally on Discord', () => {
     expect(botMessages().filter((message) => message.content.includes('x + 1 is 42'))).toHaveLength(1);
   });
 
+  it('takes a CSV attached in the thread into the session', async () => {
+    await fixture.discord.message({
+      user: OWNER,
+      channel: threadId,
+      content: '',
+      attachments: [
+        { filename: 'sales.csv', contentType: 'text/csv', content: Buffer.from('region,sales\nnorth,10\n') },
+      ],
+    });
+    const got = await fixture.discord.waitFor(() => find('/inputs/uploads/sales.csv'), 60_000);
+    expect(got.content).toContain('Got it');
+  });
+
   it('/report uploads the exports into the thread', async () => {
     await fixture.discord.slashCommand({ user: OWNER, channel: threadId, name: 'report' });
     const html = await fixture.discord.waitFor(

@@ -149,8 +149,13 @@ export interface DiscordCall {
   code?: number;
 }
 
-const PERMISSION_BITS = [6, 10, 11, 14, 15, 16, 18, 31, 35, 38]; // reactions, view, send, embed, attach, history, …
-/** @everyone's permissions by default: view, send, send in threads, create public threads, history, react, attach, embed, use commands, external emoji. */
+/**
+ * Add Reactions (6), View Channel (10), Send Messages (11), Embed Links (14), Attach Files (15),
+ * Read Message History (16), Use External Emojis (18), Use Application Commands (31), Create Public
+ * Threads (35), Send Messages in Threads (38).
+ */
+const PERMISSION_BITS = [6, 10, 11, 14, 15, 16, 18, 31, 35, 38];
+/** @everyone's permissions by default, as a decimal bit set: what a bot in a plain server can do. */
 export const DEFAULT_EVERYONE_PERMISSIONS = PERMISSION_BITS.reduce(
   (bits, bit) => bits | (1n << BigInt(bit)),
   0n,

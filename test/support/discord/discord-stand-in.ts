@@ -241,24 +241,11 @@ export async function startDiscordStandIn(options: DiscordStandInOptions = {}): 
     submitModal: (input) => interactions.submitShownModal(actionContext, input),
     react: (input) => actions.addUserReaction(actionContext, input),
     unreact: (input) => actions.removeUserReaction(actionContext, input),
-    setRoles: (user, roleIds) => {
-      state.ensureUser(user);
-      state.memberRoles.set(user, [...roleIds]);
-      state.changed();
-    },
+    setRoles: (user, roleIds) => state.setMemberRoles(user, roleIds),
     addRole: async (input) => {
-      const role = {
-        id: input.id ?? state.nextId(),
-        name: input.name,
-        permissions: input.permissions ?? '0',
-        position: state.roles.size,
-      };
-      state.roles.set(role.id, role);
-      if (gateway.isConnected())
-        await gateway.dispatch('GUILD_ROLE_CREATE', {
-          guild_id: ids.guildId,
-          role: { ...role, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 },
-        });
+      const role = state.addRole(input);
+      const wire = { ...role, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 };
+      if (gateway.isConnected()) await gateway.dispatch('GUILD_ROLE_CREATE', { guild_id: ids.guildId, role: wire });
       return role.id;
     },
     messages: (channelId) => state.channelMessages(channelId),
@@ -283,31 +270,12 @@ export async function startDiscordStandIn(options: DiscordStandInOptions = {}): 
 
 /** Channels, roles and users from the options. */
 function seed(state: DiscordState, options: DiscordStandInOptions): void {
-  const { guildId } = state.ids;
-  const channels = options.channels ?? [{ id: '1300000000000000010', name: 'general' }];
-  for (const [position, channel] of channels.entries()) {
-    state.addChannel({
-      id: channel.id ?? state.nextId(),
-      type: 0,
-      name: channel.name,
-      guild_id: guildId,
-      parent_id: null,
-      position,
-      permission_overwrites: [],
-      topic: null,
-      nsfw: false,
-      last_message_id: null,
-      rate_limit_per_user: 0,
-      default_auto_archive_duration: 4320,
-      flags: 0,
-    });
+  for (const channel of options.channels ?? [{ id: '1300000000000000010', name: 'general' }]) {
+    state.addTextChannel(channel);
   }
-  for (const [index, role] of (options.roles ?? []).entries()) {
-    const id = role.id ?? state.nextId();
-    state.roles.set(id, { id, name: role.name, permissions: role.permissions ?? '0', position: index + 1 });
-  }
+  for (const role of options.roles ?? []) state.addRole(role);
   for (const user of options.users ?? []) {
     state.ensureUser(user.id, user.username);
-    state.memberRoles.set(user.id, [...(user.roles ?? [])]);
+    state.setMemberRoles(user.id, user.roles ?? []);
   }
 }

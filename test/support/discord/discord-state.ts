@@ -94,6 +94,46 @@ export class DiscordState {
     return bits.toString();
   }
 
+  /** A text channel (type 0) at the end of the channel list. */
+  addTextChannel(input: { id?: string | undefined; name: string }): DiscordChannel {
+    const textChannels = [...this.channels.values()].filter((channel) => channel.type === 0);
+    return this.addChannel({
+      id: input.id ?? this.nextId(),
+      type: 0,
+      name: input.name,
+      guild_id: this.ids.guildId,
+      parent_id: null,
+      position: textChannels.length,
+      permission_overwrites: [],
+      topic: null,
+      nsfw: false,
+      last_message_id: null,
+      rate_limit_per_user: 0,
+      default_auto_archive_duration: 4320,
+      flags: 0,
+    });
+  }
+
+  /** A role below the others; `permissions` is a decimal bit set (default none). */
+  addRole(input: { id?: string | undefined; name: string; permissions?: string | undefined }): DiscordRole {
+    const role = {
+      id: input.id ?? this.nextId(),
+      name: input.name,
+      permissions: input.permissions ?? '0',
+      position: this.roles.size,
+    };
+    this.roles.set(role.id, role);
+    this.changed();
+    return role;
+  }
+
+  /** Replaces a member's roles (ids besides @everyone). */
+  setMemberRoles(userId: string, roleIds: string[]): void {
+    this.ensureUser(userId);
+    this.memberRoles.set(userId, [...roleIds]);
+    this.changed();
+  }
+
   addChannel(channel: DiscordChannel): DiscordChannel {
     this.channels.set(channel.id, channel);
     if (!this.messagesByChannel.has(channel.id)) this.messagesByChannel.set(channel.id, []);

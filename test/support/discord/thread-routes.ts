@@ -1,15 +1,15 @@
 /**
- * Threads: `POST /channels/{c}/messages/{m}/threads` (a public thread whose id is the starter
- * message's id) and `POST /channels/{c}/threads` (a thread without a starter message; private
- * unless `type: 11`, and a public one leaves a "started a thread" system message, type 18, in the
- * parent). Both dispatch THREAD_CREATE, as Discord does to the thread's creator.
+ * Threads: `POST /channels/{c}/messages/{m}/threads` (a public thread, type 11, whose id is the
+ * starter message's id; one per message, else 160004) and `POST /channels/{c}/threads` (a thread
+ * without a starter message: private, type 12, unless `type: 11` is given, as documented). Both
+ * dispatch THREAD_CREATE to the creator; the first also MESSAGE_UPDATE of the starter message, which
+ * now carries `thread` and flag HAS_THREAD (32).
  */
 import { requireChannel, requireMessage } from './channel-routes.js';
 import type { DiscordChannel, Json } from './discord-model.js';
 import { type DiscordState, discordTimestamp } from './discord-state.js';
 import { messageDispatch, threadCreateDispatch } from './payloads.js';
-import type { RestContext, RouteDefinition } from './rest-context.js';
-import { bodyObject } from './rest-context.js';
+import { bodyObject, type RestContext, type RouteDefinition } from './rest-context.js';
 import { errors, json } from './rest-reply.js';
 
 const ARCHIVE_DURATIONS = [60, 1440, 4320, 10080];
