@@ -145,6 +145,25 @@ describe('tally on Discord', () => {
     expect(find('(too late)')).toBeUndefined();
   });
 
+  it('opens a thread for a mention in a channel, like /analyze', async () => {
+    const before = fixture.discord.threads().length;
+    await fixture.discord.message({
+      user: OWNER,
+      channel: fixture.discord.channelId,
+      content: '```python\n6 * 7\n```',
+      mentionsBot: true,
+    });
+    const thread = await fixture.discord.waitFor(() => fixture.discord.threads()[before], 30_000);
+    const shown = await fixture.discord.waitFor(
+      () =>
+        fixture.discord
+          .messages(thread.id)
+          .find((message) => message.author.id === bot() && message.content.includes('42')),
+      60_000,
+    );
+    expect(shown.content).toContain('result (int)');
+  });
+
   it("refuses a stranger's button press with a message only they see", async () => {
     const review = botMessages().find((message) => message.content.includes('Review s1 v1'));
     await fixture.discord.click({
