@@ -230,9 +230,13 @@ describe('Discord stand-in with the discord.js Client', () => {
 
   it('delivers a reaction on an uncached message as a partial, and records typing', async () => {
     const reactions: Array<{ emoji: string | null; user: string; partial: boolean; content: string | null }> = [];
+    let ownReactions = 0;
     const client = await start((client) =>
       client.on(Events.MessageReactionAdd, async (reaction, user) => {
-        if (user.bot) return;
+        if (user.id === client.user?.id) {
+          ownReactions += 1; // Discord echoes the bot's own reactions too.
+          return;
+        }
         const partial = reaction.message.partial;
         const message = await reaction.message.fetch();
         reactions.push({ emoji: reaction.emoji.name, user: user.id, partial, content: message.content });
@@ -241,6 +245,7 @@ describe('Discord stand-in with the discord.js Client', () => {
     const channel = general(client);
     const posted = await channel.send('Accept this section?');
     await posted.react('✅');
+    await discord.waitFor(() => ownReactions === 1);
     if (channel.type === ChannelType.GuildText) channel.messages.cache.clear();
 
     await discord.react({ user: ALICE, channel: discord.channelId, messageId: posted.id, emoji: '✅' });
@@ -283,17 +288,17 @@ describe('Discord stand-in with the discord.js Client', () => {
           async (interaction) => {
             if (!interaction.isChatInputCommand()) return;
             if (interaction.options.getString('question') === 'slow') {
-              await new Promise((resolve) => setTimeout(resolve, 250));
+              await new Promise((resolve) => setTimeout(resolve, 700));
               await interaction.deferReply().catch((error) => late.push(error));
               return;
             }
             await interaction.reply('first');
-            await new Promise((resolve) => setTimeout(resolve, 250));
+            await new Promise((resolve) => setTimeout(resolve, 800));
             await interaction.followUp('too late').catch((error) => late.push(error));
           },
           failures,
         ),
-      { standIn: { initialResponseMs: 150, interactionTokenTtlMs: 200 } },
+      { standIn: { initialResponseMs: 500, interactionTokenTtlMs: 600 } },
     );
     await client.application?.commands.set([ANALYZE]);
 
@@ -313,7 +318,7 @@ describe('Discord stand-in with the discord.js Client', () => {
     await expect(again).rejects.toMatchObject({ code: 40060, status: 400 });
     await discord.slashCommand({ ...base, options: { question: 'slow' } });
 
-    await discord.waitFor(() => late.length === 2, 3000);
+    await discord.waitFor(() => late.length === 2);
     expect(failures).toEqual([]);
     expect(late.every((error) => error instanceof DiscordAPIError)).toBe(true);
     expect(late.map((error) => (error as DiscordAPIError).code).sort()).toEqual([10062, 50027]);
@@ -370,6 +375,8 @@ describe('Discord stand-in with the discord.js Client', () => {
     });
 
     const resumed = discord.requestReconnect();
+    await discord.waitFor(() => !discord.gateway.online);
+    // Sent while the client is away: held, then replayed on RESUME.
     const id = await discord.message({ user: ALICE, channel: discord.channelId, content: 'during the reconnect' });
     await resumed;
 

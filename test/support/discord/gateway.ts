@@ -38,6 +38,8 @@ interface Session {
 }
 
 export interface GatewayStats {
+  /** True while a session is identified (or resumed) on an open socket. */
+  online: boolean;
   identifies: number;
   resumes: number;
   heartbeats: number;
@@ -46,7 +48,7 @@ export interface GatewayStats {
 }
 
 export class GatewayServer {
-  readonly stats: GatewayStats = { identifies: 0, resumes: 0, heartbeats: 0, lastSequence: 0 };
+  readonly stats: GatewayStats = { online: false, identifies: 0, resumes: 0, heartbeats: 0, lastSequence: 0 };
   private readonly server = new WebSocketServer({ noServer: true });
   private session: Session | undefined;
   private waiters: Array<() => void> = [];
@@ -59,7 +61,7 @@ export class GatewayServer {
 
   /** True while a session is identified (or resumed) on an open socket. */
   isConnected(): boolean {
-    return this.session?.socket !== undefined;
+    return this.session?.socket !== undefined && this.stats.online;
   }
 
   /** Resolves once READY and GUILD_CREATE (or RESUMED) were sent on an open socket; at once if they were. */
@@ -106,13 +108,17 @@ export class GatewayServer {
     const socket = this.session?.socket;
     if (!socket) return Promise.reject(new Error('Discord stand-in: no gateway session to invalidate'));
     const back = this.nextConnection();
-    if (!resumable) this.session = undefined;
+    if (!resumable) {
+      this.session = undefined;
+      this.stats.online = false;
+    }
     void send(socket, { op: Op.Invalid, d: resumable, s: null, t: null });
     return back;
   }
 
   async close(): Promise<void> {
     this.session = undefined;
+    this.stats.online = false;
     await Promise.all([...this.server.clients].map((client) => closeGracefully(client)));
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -231,6 +237,7 @@ export class GatewayServer {
   }
 
   private settle(): void {
+    this.stats.online = true;
     for (const resolve of this.waiters.splice(0)) resolve();
     this.options.state.changed();
   }
@@ -239,6 +246,7 @@ export class GatewayServer {
     const session = this.session;
     if (session?.socket !== socket) return;
     session.socket = undefined;
+    this.stats.online = false;
     // A normal close ends the session on Discord; anything else (4200 resuming, 1006) keeps it resumable.
     if (code === 1000 || code === 1001) this.session = undefined;
     this.options.state.changed();

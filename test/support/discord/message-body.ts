@@ -17,21 +17,21 @@ const MAX_ATTACHMENTS = 10;
 const MAX_CUSTOM_ID_LENGTH = 100;
 
 /** Throws Discord's errors for content over 2,000 characters, too many or too large files, long custom ids. */
-export function checkMessageBody(context: RestContext, body: Json, files: UploadedFile[], prefix = ''): void {
+export function checkMessageBody(context: RestContext, body: Json, files: UploadedFile[]): void {
   if (typeof body.content === 'string' && body.content.length > MAX_CONTENT_LENGTH) {
     throw errors.invalidFormBody(
-      `${prefix}content`,
+      'content',
       'BASE_TYPE_MAX_LENGTH',
       `Must be ${MAX_CONTENT_LENGTH} or fewer in length.`,
     );
   }
   if (files.length > MAX_ATTACHMENTS) {
-    throw errors.invalidFormBody(`${prefix}attachments`, 'BASE_TYPE_MAX_LENGTH', 'Must be 10 or fewer in length.');
+    throw errors.invalidFormBody('attachments', 'BASE_TYPE_MAX_LENGTH', 'Must be 10 or fewer in length.');
   }
   if (files.some((file) => file.bytes.length > context.limits.attachmentSizeLimitBytes)) throw errors.tooLarge();
   const longId = customIds(body.components).find((id) => id.length > MAX_CUSTOM_ID_LENGTH);
   if (longId !== undefined) {
-    throw errors.invalidFormBody(`${prefix}components`, 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.');
+    throw errors.invalidFormBody('components', 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.');
   }
 }
 
