@@ -19,7 +19,15 @@ const resultReply = z.strictObject({
   stderrBytes: count.optional(),
   result: z.strictObject({ type: z.string(), text: z.string(), shape: z.array(count).optional() }).optional(),
   figures: z
-    .array(z.strictObject({ png: z.base64(), width: count, height: count }))
+    .array(
+      z.strictObject({
+        png: z.base64(),
+        width: count,
+        height: count,
+        title: z.string().max(200).optional(),
+        description: z.string().max(500).optional(),
+      }),
+    )
     .max(MAX_FIGURES)
     .optional(),
   figuresDropped: count.optional(),
@@ -63,8 +71,20 @@ function toDisplayValue(raw: { type: string; text: string; shape?: number[] | un
     : { type: raw.type, text: raw.text, shape: raw.shape };
 }
 
-function toFigure(raw: { png: string; width: number; height: number }): Figure {
-  return { png: Buffer.from(raw.png, 'base64'), width: raw.width, height: raw.height };
+function toFigure(raw: {
+  png: string;
+  width: number;
+  height: number;
+  title?: string | undefined;
+  description?: string | undefined;
+}): Figure {
+  return {
+    png: Buffer.from(raw.png, 'base64'),
+    width: raw.width,
+    height: raw.height,
+    ...(raw.title ? { title: raw.title } : {}),
+    ...(raw.description ? { description: raw.description } : {}),
+  };
 }
 
 function protocolError(error: z.ZodError): ExecutionError {

@@ -56,9 +56,35 @@ def collect_figures(encode):
         if buffer.tell() > MAX_FIGURE_BYTES:
             continue  # counted as dropped below
         width, height = figure.get_size_inches() * 100
-        figures.append({"png": encode(buffer.getvalue()), "width": int(width), "height": int(height)})
+        shown = {"png": encode(buffer.getvalue()), "width": int(width), "height": int(height)}
+        shown.update(describe_figure(figure))
+        figures.append(shown)
     pyplot.close("all")
     return figures, len(numbers) - len(figures)
+
+
+def describe_figure(figure):
+    """The figure's title and a one-line description (its axes' titles and labels) for alt text."""
+    try:
+        suptitle = figure._suptitle.get_text() if getattr(figure, "_suptitle", None) else ""
+        parts = []
+        titles = []
+        for axes in figure.get_axes()[:4]:
+            title = axes.get_title().strip()
+            labels = [f"{name} axis: {text}" for name, text in (("x", axes.get_xlabel()), ("y", axes.get_ylabel())) if text.strip()]
+            if title:
+                titles.append(title)
+            parts.append("; ".join(([f"'{title}'"] if title else []) + labels))
+        title = (suptitle or (titles[0] if titles else "")).strip()[:120]
+        description = " | ".join(part for part in parts if part)[:400]
+        described = {}
+        if title:
+            described["title"] = title
+        if description:
+            described["description"] = f"Chart {description}"
+        return described
+    except Exception:  # noqa: BLE001 - a figure that cannot describe itself is still shown
+        return {}
 
 
 def close_figures():

@@ -17,6 +17,10 @@ export interface Figure {
   png: Buffer;
   width: number;
   height: number;
+  /** The figure's title (suptitle, else its first axes' title), when it has one. */
+  title?: string;
+  /** Its axes' titles and labels in one line, for alt text. */
+  description?: string;
 }
 
 /** An exception raised by user code: data, never thrown. */

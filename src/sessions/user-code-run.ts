@@ -51,8 +51,8 @@ export async function runUserCode(code: UserCode, context: UserCodeContext): Pro
   if (ok) await context.record({ kind: 'python', code: code.code });
   const figures = execution.figures.map((figure) => ({
     png: figure.png,
-    title: 'Figure',
-    alt: 'chart from your code',
+    title: figure.title ?? 'Figure',
+    alt: figure.description ?? 'chart from your code',
   }));
   for (const figure of figures) await emit({ kind: 'chart', ...figure });
   const output = describeExecution(execution);

@@ -63,7 +63,7 @@ describe.each([
     await driver.ask(OWNER, 'How many customers per contract? Write it up.');
     await driver.waitFor(() => driver.thread().texts.find((text) => text.includes('Review s1 v1')));
     const chart = driver.thread().files.find((file) => file.bytes.subarray(1, 4).toString() === 'PNG');
-    expect(chart?.description).toBe('chart from the analysis');
+    expect(chart?.description).toBe("Chart 'Customers by contract'; x axis: Contract");
   });
 
   it("refuses a stranger's decision, telling only them", async () => {

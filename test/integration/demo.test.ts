@@ -40,7 +40,7 @@ describe('tally demo', () => {
     const rate = (contract: string) => Number(new RegExp(`${contract}: (\\d+\\.\\d)%`).exec(stdout)?.[1]);
     expect(rate('Month-to-month')).toBeGreaterThan(rate('One year'));
     expect(rate('One year')).toBeGreaterThan(rate('Two year'));
-    const chart = /\[chart\] Figure 1: (\S+\.png)/.exec(stdout)?.[1] ?? '';
+    const chart = /\[chart\] Churn rate by contract \(telco_db train tables\): (\S+\.png)/.exec(stdout)?.[1] ?? '';
     expect(existsSync(chart)).toBe(true);
     expect((await readFile(chart)).subarray(1, 4).toString()).toBe('PNG');
     // The reviewed report: the first section revised with the feedback, both accepted, exported.

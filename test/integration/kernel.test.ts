@@ -73,6 +73,22 @@ describe('a session kernel', () => {
     expect((await kernel.run('1')).figures).toHaveLength(0);
   });
 
+  it("names each figure by its title and describes its axes, for the chart's alt text", async () => {
+    const execution = await kernel.run(
+      [
+        'import matplotlib.pyplot as plt',
+        'fig, ax = plt.subplots(); ax.bar(["a", "b"], [2, 5]); ax.set_title("Churn by plan"); ax.set_xlabel("plan"); ax.set_ylabel("rate")',
+        'fig2 = plt.figure(); fig2.suptitle("Overview"); plt.plot([1, 2])',
+        'plt.figure(); plt.plot([3, 1])',
+      ].join('\n'),
+    );
+    expect(execution.figures.map((figure) => [figure.title, figure.description])).toEqual([
+      ['Churn by plan', "Chart 'Churn by plan'; x axis: plan; y axis: rate"],
+      ['Overview', undefined],
+      [undefined, undefined],
+    ]);
+  });
+
   it('returns user errors as data with a traceback that starts in the cell', async () => {
     const execution = await kernel.run('def ratio(a, b):\n    return a / b\n\nratio(1, 0)');
     expect(execution.error?.name).toBe('ZeroDivisionError');

@@ -34,8 +34,8 @@ export const runPython = defineTool({
     if (ok) await context.record({ kind: 'python', code });
     const figures = execution.figures.map((figure, index) => ({
       png: figure.png,
-      title: `Figure ${index + 1}`,
-      alt: 'chart from the analysis',
+      title: figure.title ?? `Figure ${index + 1}`,
+      alt: figure.description ?? 'chart from the analysis',
     }));
     for (const figure of figures) await context.emit({ kind: 'chart', ...figure });
     const described = describeExecution(execution);
