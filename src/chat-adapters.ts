@@ -4,6 +4,7 @@ import { SlackAdapter } from '../adapters/slack/slack-adapter.js';
 import type { DiscordSettings, SlackSettings } from './config.js';
 import type { Logger } from './logger.js';
 import type { ThreadKey } from './ports/chat.js';
+import type { Store } from './ports/store.js';
 
 type KnownThread = (threadKey: ThreadKey) => Promise<boolean>;
 
@@ -11,6 +12,7 @@ export function slackAdapter(
   settings: SlackSettings,
   logger: Logger,
   isKnownThread: KnownThread,
+  memory: Store,
   /** Pause between two posts to one channel; Slack allows about one per second. */
   minIntervalMs?: number,
 ): SlackAdapter {
@@ -23,12 +25,18 @@ export function slackAdapter(
     allowedChannels: settings.allowedChannels,
     allowedUsers: settings.allowedUsers,
     isKnownThread,
+    memory,
     ...(minIntervalMs !== undefined ? { minIntervalMs } : {}),
     logger: logger.child({ component: 'slack' }),
   });
 }
 
-export function discordAdapter(settings: DiscordSettings, logger: Logger, isKnownThread: KnownThread): DiscordAdapter {
+export function discordAdapter(
+  settings: DiscordSettings,
+  logger: Logger,
+  isKnownThread: KnownThread,
+  memory: Store,
+): DiscordAdapter {
   return new DiscordAdapter({
     token: settings.token,
     ...(settings.guildId ? { guildId: settings.guildId } : {}),
@@ -37,6 +45,7 @@ export function discordAdapter(settings: DiscordSettings, logger: Logger, isKnow
     allowedChannels: settings.allowedChannels,
     reviewerRoles: settings.reviewerRoles,
     isKnownThread,
+    memory,
     logger: logger.child({ component: 'discord' }),
   });
 }

@@ -94,10 +94,10 @@ async function chatCommand(platform: 'slack' | 'discord'): Promise<number> {
     config,
     logger,
     llm: createLlmClient(config.llm, logger.child({ component: 'llm' })),
-    createAdapter: (known) =>
+    createAdapter: (known, memory) =>
       platform === 'slack'
-        ? slackAdapter(slack as SlackSettings, logger, known)
-        : discordAdapter(discord as DiscordSettings, logger, known),
+        ? slackAdapter(slack as SlackSettings, logger, known, memory)
+        : discordAdapter(discord as DiscordSettings, logger, known, memory),
   });
   logger.info({ platform }, 'tally is connected');
   await new Promise<void>((resolve) => {

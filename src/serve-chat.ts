@@ -4,6 +4,7 @@
  */
 import { type CreateTallyOptions, createTally, type Tally } from './create-tally.js';
 import type { ChatAdapter, ThreadKey } from './ports/chat.js';
+import type { Store } from './ports/store.js';
 import { type SessionRecord, sessionKey } from './sessions/session-record.js';
 
 export interface ChatService<A extends ChatAdapter> {
@@ -14,8 +15,11 @@ export interface ChatService<A extends ChatAdapter> {
 
 export async function serveChat<A extends ChatAdapter>(
   options: Omit<CreateTallyOptions, 'post'> & {
-    /** Builds the adapter; `isKnownThread` says whether a thread has a session in the store. */
-    createAdapter: (isKnownThread: (threadKey: ThreadKey) => Promise<boolean>) => A;
+    /**
+     * Builds the adapter; `isKnownThread` says whether a thread has a session in the store, and
+     * `memory` is the store, for what the adapter must remember across restarts.
+     */
+    createAdapter: (isKnownThread: (threadKey: ThreadKey) => Promise<boolean>, memory: Store) => A;
   },
 ): Promise<ChatService<A>> {
   let adapter: A | undefined;
@@ -28,6 +32,7 @@ export async function serveChat<A extends ChatAdapter>(
   });
   const started = options.createAdapter(
     async (threadKey) => (await tally.store.get<SessionRecord>(sessionKey(threadKey))) !== undefined,
+    tally.store,
   );
   adapter = started;
   started.onInbound((inbound) => tally.router.handle(inbound));

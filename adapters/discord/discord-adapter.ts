@@ -20,6 +20,7 @@ import {
 import type { Logger } from '../../src/logger.js';
 import type { ChatAdapter, Inbound, MessageRef, Post, ThreadKey } from '../../src/ports/chat.js';
 import { ChannelQueue } from '../common/channel-queue.js';
+import { type PostMemory, RememberedPosts } from '../common/remembered-posts.js';
 import { SLASH_COMMANDS } from './discord-commands.js';
 import { registerDiscordListeners } from './discord-listeners.js';
 import { type DiscordButton, type DiscordOp, type Remembered, renderForDiscord } from './discord-render.js';
@@ -44,6 +45,8 @@ export interface DiscordAdapterOptions {
   retries?: number;
   /** Coalesces status changes of a thread to at most one per this. Default 1000 ms. */
   statusIntervalMs?: number;
+  /** Keeps what review and approval posts are, so reactions and Edit work after a restart. */
+  memory?: PostMemory;
   logger: Logger;
 }
 
@@ -63,7 +66,7 @@ export class DiscordAdapter implements ChatAdapter {
   private readonly queue = new ChannelQueue({ minIntervalMs: 0, isTransient: () => false });
   private readonly status: DiscordStatus;
   private readonly threads = new Set<ThreadKey>();
-  private readonly posted = new Map<string, Remembered & { threadKey: string }>();
+  private readonly posted: RememberedPosts<Remembered & { threadKey: string }>;
   private readonly interactions = new Map<string, { interaction: Interaction; at: number }>();
 
   constructor(private readonly options: DiscordAdapterOptions) {
@@ -77,6 +80,7 @@ export class DiscordAdapter implements ChatAdapter {
       partials: [Partials.Message, Partials.Channel, Partials.Reaction],
       rest: { ...(options.apiUrl ? { api: options.apiUrl } : {}), retries: options.retries ?? 3 },
     });
+    this.posted = new RememberedPosts('discord', options.memory);
     this.status = new DiscordStatus(
       (threadId) => this.channel(threadId),
       options.statusIntervalMs ?? 1000,
@@ -88,7 +92,7 @@ export class DiscordAdapter implements ChatAdapter {
       isKnownThread: async (threadKey) =>
         this.threads.has(threadKey) || ((await options.isKnownThread?.(threadKey)) ?? false),
       markThread: (threadKey) => this.threads.add(threadKey),
-      remembered: (messageId) => this.posted.get(messageId),
+      remembered: (messageId) => this.posted.recall(messageId),
       keepInteraction: (threadKey, userId, interaction) =>
         this.interactions.set(`${threadKey}:${userId}`, { interaction, at: Date.now() }),
       allowed: (guildId, channelId) =>
@@ -132,7 +136,7 @@ export class DiscordAdapter implements ChatAdapter {
       }
       const id = await this.queue.run(threadId, () => this.send(threadId, op));
       ref = { threadKey, id };
-      if (op.remember) this.posted.set(id, { ...op.remember, threadKey });
+      if (op.remember) await this.posted.remember(id, { ...op.remember, threadKey });
     }
     if (post.kind !== 'status') await this.status.settled(threadId);
     return ref;

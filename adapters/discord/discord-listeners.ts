@@ -26,7 +26,7 @@ export interface DiscordListenerContext {
   deliver: (inbound: Inbound) => void;
   isKnownThread: (threadKey: string) => Promise<boolean>;
   markThread: (threadKey: string) => void;
-  remembered: (messageId: string) => (Remembered & { threadKey: string }) | undefined;
+  remembered: (messageId: string) => Promise<(Remembered & { threadKey: string }) | undefined>;
   keepInteraction: (threadKey: string, userId: string, interaction: Interaction) => void;
   allowed: (guildId: string, channelId: string) => boolean;
   isReviewer: (roleIds: string[]) => boolean;
@@ -108,7 +108,7 @@ export function registerDiscordListeners(context: DiscordListenerContext): void 
   client.on('messageReactionAdd', async (reaction, reactor) => {
     if (reactor.bot) return;
     const control = REACTIONS[reaction.emoji.name ?? ''];
-    const posted = context.remembered(reaction.message.id);
+    const posted = await context.remembered(reaction.message.id);
     if (!control || posted?.kind !== 'review' || !posted.controls.includes(control)) return;
     const member = reaction.message.guild?.members.cache.get(reactor.id);
     context.deliver({
@@ -175,7 +175,7 @@ export function registerDiscordListeners(context: DiscordListenerContext): void 
       return;
     }
     if (actionId === ACTION_IDS.edit) {
-      const posted = context.remembered(interaction.message.id);
+      const posted = await context.remembered(interaction.message.id);
       const code = posted?.kind === 'approval' ? posted.code : '';
       if (code.length > FORM_INPUT_CHARS) {
         await interaction.reply({

@@ -9,6 +9,7 @@ import { App, LogLevel } from '@slack/bolt';
 import type { Logger } from '../../src/logger.js';
 import type { ChatAdapter, Inbound, MessageRef, Post, ThreadKey } from '../../src/ports/chat.js';
 import { ChannelQueue } from '../common/channel-queue.js';
+import { type PostMemory, RememberedPosts } from '../common/remembered-posts.js';
 import { registerSlackListeners } from './slack-listeners.js';
 import { type Remembered, renderForSlack, type SlackOp } from './slack-render.js';
 import { SlackStatus } from './slack-status.js';
@@ -37,6 +38,8 @@ export interface SlackAdapterOptions {
   statusIntervalMs?: number;
   /** Web API retries on 429 and network errors. Default 5. */
   retries?: number;
+  /** Keeps what review and approval posts are, so reactions and Edit work after a restart. */
+  memory?: PostMemory;
   logger: Logger;
 }
 
@@ -46,7 +49,7 @@ export class SlackAdapter implements ChatAdapter {
   private readonly queue: ChannelQueue;
   private readonly status: SlackStatus;
   private readonly threads = new Set<ThreadKey>();
-  private readonly posted = new Map<string, Remembered & { threadKey: string }>();
+  private readonly posted: RememberedPosts<Remembered & { threadKey: string }>;
   private botUserId = '';
   private server: { address(): unknown } | undefined;
 
@@ -74,6 +77,7 @@ export class SlackAdapter implements ChatAdapter {
           clientOptions,
           logLevel: LogLevel.ERROR,
         });
+    this.posted = new RememberedPosts('slack', options.memory);
     this.queue = new ChannelQueue({ minIntervalMs: options.minIntervalMs ?? 1000, isTransient });
     this.status = new SlackStatus(this.app.client, this.queue, options.statusIntervalMs ?? 1000, options.logger);
     registerSlackListeners({
@@ -84,7 +88,7 @@ export class SlackAdapter implements ChatAdapter {
       isKnownThread: async (threadKey) =>
         this.threads.has(threadKey) || ((await options.isKnownThread?.(threadKey)) ?? false),
       markThread: (threadKey) => this.threads.add(threadKey),
-      remembered: (channel, ts) => this.posted.get(`${channel}:${ts}`),
+      remembered: (channel, ts) => this.posted.recall(`${channel}:${ts}`),
       allowed: (channel, user) => this.allowed(channel, user),
       refuse: (channel, user, threadTs) => this.refuse(channel, user, threadTs),
       acknowledge: (channel, ts) =>
@@ -134,7 +138,7 @@ export class SlackAdapter implements ChatAdapter {
       if (ts) {
         ref = { threadKey, id: ts };
         if (op.kind === 'message' && op.remember)
-          this.posted.set(`${thread.channel}:${ts}`, { ...op.remember, threadKey });
+          await this.posted.remember(`${thread.channel}:${ts}`, { ...op.remember, threadKey });
       }
     }
     if (post.kind !== 'status') this.status.settled(thread);

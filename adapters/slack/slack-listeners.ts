@@ -28,7 +28,7 @@ export interface SlackListenerContext {
   isKnownThread: (threadKey: string) => Promise<boolean>;
   markThread: (threadKey: string) => void;
   /** What was posted at a message ts (review and approval posts), for reactions and Edit. */
-  remembered: (channel: string, ts: string) => (Remembered & { threadKey: string }) | undefined;
+  remembered: (channel: string, ts: string) => Promise<(Remembered & { threadKey: string }) | undefined>;
   allowed: (channel: string, user: string) => boolean;
   refuse: (channel: string, user: string, threadTs: string | undefined) => Promise<void>;
   acknowledge: (channel: string, ts: string) => Promise<void>;
@@ -116,7 +116,7 @@ export function registerSlackListeners(context: SlackListenerContext): void {
   app.event('reaction_added', async ({ event }) => {
     const control = REACTIONS[event.reaction];
     if (!control || event.item.type !== 'message') return;
-    const posted = context.remembered(event.item.channel, event.item.ts);
+    const posted = await context.remembered(event.item.channel, event.item.ts);
     if (posted?.kind !== 'review' || !posted.controls.includes(control)) return;
     if (!context.allowed(event.item.channel, event.user)) return;
     context.deliver({
@@ -157,7 +157,7 @@ export function registerSlackListeners(context: SlackListenerContext): void {
       return;
     }
     if (id === ACTION_IDS.edit) {
-      const posted = context.remembered(channel, message.ts);
+      const posted = await context.remembered(channel, message.ts);
       const code = posted?.kind === 'approval' ? posted.code : '';
       if (code.length > MODAL_INPUT_CHARS) {
         await context.say(

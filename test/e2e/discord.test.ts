@@ -73,7 +73,7 @@ describe('tally on Discord', () => {
     const chart = botMessages()
       .flatMap((message) => message.attachments)
       .find((attachment) => attachment.content_type === 'image/png' || attachment.filename.endsWith('.png'));
-    expect(chart?.description).toBe('chart from the analysis');
+    expect(chart?.description).toBe("Chart 'Two bars'");
     expect(fixture.discord.typing(threadId).length).toBeGreaterThan(0);
   });
 
@@ -122,10 +122,12 @@ describe('tally on Discord', () => {
       60_000,
     );
     expect(html.bytes.toString()).toContain('Overview');
-    await fixture.discord.waitFor(() =>
-      botMessages()
-        .flatMap((message) => message.attachments)
-        .find((attachment) => attachment.filename === 'report.ipynb'),
+    await fixture.discord.waitFor(
+      () =>
+        botMessages()
+          .flatMap((message) => message.attachments)
+          .find((attachment) => attachment.filename === 'report.ipynb'),
+      60_000,
     );
   });
 
@@ -172,7 +174,7 @@ describe('tally on Discord', () => {
       messageId: review?.id ?? '',
       customId: customId(review, ACTION_IDS.discard),
     });
-    const notice = await fixture.discord.waitFor(() => fixture.discord.ephemerals('1300000000000000199')[0]);
+    const notice = await fixture.discord.waitFor(() => fixture.discord.ephemerals('1300000000000000199')[0], 60_000);
     expect(notice.content).toMatch(/only the person who started this thread/);
   });
 });

@@ -100,7 +100,8 @@ describe('tally on Slack', () => {
     expect(statuses.some((call) => call.args.thread_ts === threadTs)).toBe(true);
     const charts = fixture.slack.files().filter((file) => file.threadTs === threadTs && file.mimetype === 'image/png');
     expect(charts.length).toBeGreaterThanOrEqual(1);
-    expect(charts[0]?.altText).toBe('chart from the analysis');
+    expect(charts[0]?.altText).toMatch(/^Chart 'Churn rate by contract'; y axis: Contract/);
+    expect(charts[0]?.title).toBe('Churn rate by contract');
     expect(charts[0]?.bytes?.subarray(1, 4).toString()).toBe('PNG');
     expect(fixture.slack.callsTo('files.upload')).toHaveLength(0); // never the retired method
   });
@@ -114,7 +115,7 @@ describe('tally on Slack', () => {
       actionId: ACTION_IDS.accept,
       value: 's1@1',
     });
-    const refusal = await fixture.slack.waitFor(() => fixture.slack.ephemerals(BOB)[0]);
+    const refusal = await fixture.slack.waitFor(() => fixture.slack.ephemerals(BOB)[0], 60_000);
     expect(refusal.text).toMatch(/only the person who started this thread/);
     expect(reviewMessage('Tenure')).toBeUndefined();
   });
@@ -137,8 +138,9 @@ describe('tally on Slack', () => {
   it('revises by reaction with the feedback replied in the thread, then by button through the form', async () => {
     const tenure = reviewMessage('Tenure');
     await fixture.slack.react({ user: ANN, channel: ALLOWED_CHANNEL, ts: tenure?.ts ?? '', reaction: 'pencil2' });
-    await fixture.slack.waitFor(() =>
-      botMessages().find((message) => message.text.includes('What should change in s2')),
+    await fixture.slack.waitFor(
+      () => botMessages().find((message) => message.text.includes('What should change in s2')),
+      60_000,
     );
     await fixture.slack.reply({ user: ANN, channel: ALLOWED_CHANNEL, threadTs, text: 'use tenure bands of a year' });
     await fixture.slack.waitFor(() => reviewMessage('Tenure bands'), 60_000);
@@ -152,7 +154,7 @@ describe('tally on Slack', () => {
       actionId: ACTION_IDS.revise,
       value: 's2@2',
     });
-    const view = await fixture.slack.waitFor(() => fixture.slack.views()[0]);
+    const view = await fixture.slack.waitFor(() => fixture.slack.views()[0], 60_000);
     await fixture.slack.submitView({
       user: ANN,
       viewId: view.id,
@@ -183,8 +185,9 @@ describe('tally on Slack', () => {
     expect(page.indexOf('Churn by contract')).toBeGreaterThan(0);
     expect(page.indexOf('Tenure bands with counts')).toBeGreaterThan(page.indexOf('Churn by contract'));
     expect(page).not.toContain('Mean tenure');
-    const notebook = await fixture.slack.waitFor(() =>
-      fixture.slack.files().find((file) => file.threadTs === threadTs && file.name === 'report.ipynb'),
+    const notebook = await fixture.slack.waitFor(
+      () => fixture.slack.files().find((file) => file.threadTs === threadTs && file.name === 'report.ipynb'),
+      60_000,
     );
     expect(JSON.parse(notebook.bytes?.toString() ?? '{}').nbformat).toBe(4);
     const names = fixture.slack
@@ -196,8 +199,9 @@ describe('tally on Slack', () => {
 
   it('refuses a channel that is not allowed, telling only the person', async () => {
     await fixture.slack.mention({ user: BOB, channel: OTHER_CHANNEL, text: 'hello?' });
-    const refusal = await fixture.slack.waitFor(() =>
-      fixture.slack.ephemerals(BOB).find((message) => message.text.includes('not enabled in this channel')),
+    const refusal = await fixture.slack.waitFor(
+      () => fixture.slack.ephemerals(BOB).find((message) => message.text.includes('not enabled in this channel')),
+      60_000,
     );
     expect(refusal.channel).toBe(OTHER_CHANNEL);
     expect(
@@ -217,10 +221,12 @@ describe('tally on Slack', () => {
       channel: ALLOWED_CHANNEL,
       text: '```python\n1\n```',
     });
-    await fixture.slack.waitFor(() =>
-      fixture.slack
-        .messages(ALLOWED_CHANNEL, mentionedLater)
-        .find((message) => message.user === fixture.slack.ids.botUserId),
+    await fixture.slack.waitFor(
+      () =>
+        fixture.slack
+          .messages(ALLOWED_CHANNEL, mentionedLater)
+          .find((message) => message.user === fixture.slack.ids.botUserId),
+      60_000,
     );
     const answered = fixture.slack
       .messages(ALLOWED_CHANNEL, '1699999999.000100')
@@ -258,7 +264,7 @@ describe('tally on Slack', () => {
 
   it('holds cells for approval: Edit opens a form with the code, and a cell too long for a form is replied instead', async () => {
     await fixture.slack.reply({ user: ANN, channel: ALLOWED_CHANNEL, threadTs, text: 'set approve=always' });
-    await fixture.slack.waitFor(() => botMessages().find((message) => message.text.includes('approve=always')));
+    await fixture.slack.waitFor(() => botMessages().find((message) => message.text.includes('approve=always')), 60_000);
     await fixture.slack.reply({ user: ANN, channel: ALLOWED_CHANNEL, threadTs, text: 'set a flag in the kernel' });
     const held = await fixture.slack.waitFor(
       () => botMessages().find((message) => message.text.startsWith('*Run this python cell?*')),
@@ -271,8 +277,9 @@ describe('tally on Slack', () => {
       actionId: ACTION_IDS.edit,
       value: 'x',
     });
-    const form = await fixture.slack.waitFor(() =>
-      fixture.slack.views().find((view) => JSON.stringify(view.view).includes('edited = 1')),
+    const form = await fixture.slack.waitFor(
+      () => fixture.slack.views().find((view) => JSON.stringify(view.view).includes('edited = 1')),
+      60_000,
     );
     await fixture.slack.submitView({ user: ANN, viewId: form.id, values: { code: { code: 'edited = 2' } } });
     await fixture.slack.waitFor(() => approvalResults[0], 60_000);
@@ -280,6 +287,7 @@ describe('tally on Slack', () => {
 
     const long = await fixture.slack.waitFor(
       () => botMessages().filter((message) => message.text.startsWith('*Run this python cell?*'))[1],
+      60_000,
     );
     await fixture.slack.click({
       user: ANN,
@@ -288,8 +296,9 @@ describe('tally on Slack', () => {
       actionId: ACTION_IDS.edit,
       value: 'x',
     });
-    await fixture.slack.waitFor(() =>
-      botMessages().find((message) => message.text.includes('longer than the 3,000 characters')),
+    await fixture.slack.waitFor(
+      () => botMessages().find((message) => message.text.includes('longer than the 3,000 characters')),
+      60_000,
     );
     await fixture.slack.reply({
       user: ANN,

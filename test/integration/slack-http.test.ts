@@ -58,7 +58,10 @@ describe('Slack over HTTP', () => {
   it('hands a signed mention to tally, as a thread of its own', async () => {
     const response = await signedRequest(url, mention('how many customers?'), { signingSecret: SECRET });
     expect(response.status).toBe(200);
-    const inbound = await slack.waitFor(() => received.find((message) => message.text === 'how many customers?'));
+    const inbound = await slack.waitFor(
+      () => received.find((message) => message.text === 'how many customers?'),
+      60_000,
+    );
     expect(inbound.threadKey).toBe(`slack:${slack.ids.teamId}:C0GENERAL:1700000000.000100`);
     expect(inbound.user.id).toBe('U1ANN');
   });

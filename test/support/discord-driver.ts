@@ -69,10 +69,12 @@ export function discordDriver(): ChatDriver {
       const pressed = lastForm;
       if (!pressed) throw new Error('no control was pressed');
       // The form opens as the click's answer; submit it once it is on the screen.
-      await discord().waitFor(() =>
-        discord()
-          .interactionResponses(pressed.interaction)
-          .some((response) => response.type === 9),
+      await discord().waitFor(
+        () =>
+          discord()
+            .interactionResponses(pressed.interaction)
+            .some((response) => response.type === 9),
+        60_000,
       );
       const [actionId, value] = pressed.customId.split('|');
       const form = actionId === ACTION_IDS.edit ? 'tally.edit' : 'tally.revise';

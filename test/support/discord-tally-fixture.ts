@@ -50,7 +50,7 @@ export async function startDiscordTallyFixture(
       config,
       logger,
       llm: createLlmClient(config.llm, logger),
-      createAdapter: (known) => discordAdapter(settings, logger, known),
+      createAdapter: (known, memory) => discordAdapter(settings, logger, known, memory),
     });
     return {
       discord,

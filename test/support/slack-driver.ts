@@ -54,7 +54,7 @@ export function slackDriver(): ChatDriver {
       });
     },
     async submitForm(user, text) {
-      const view = await slack().waitFor(() => slack().views()[formsSeen]);
+      const view = await slack().waitFor(() => slack().views()[formsSeen], 60_000);
       const field = JSON.stringify(view.view).includes('"block_id":"code"') ? 'code' : 'feedback';
       await slack().submitView({ user, viewId: view.id, values: { [field]: { [field]: text } } });
     },

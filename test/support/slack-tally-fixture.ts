@@ -55,7 +55,7 @@ export async function startSlackTallyFixture(
       config,
       logger,
       llm: createLlmClient(config.llm, logger),
-      createAdapter: (known) => slackAdapter(settings, logger, known, 0),
+      createAdapter: (known, memory) => slackAdapter(settings, logger, known, memory, 0),
     });
     await slack.connected();
     return {

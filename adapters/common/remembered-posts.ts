@@ -1,0 +1,39 @@
+/**
+ * What an adapter needs to know later about a post it made (which review or held cell a message
+ * is), so reactions and Edit still work after a restart: kept in memory and, when given, in the
+ * store (the `Store` port satisfies `PostMemory`) for 30 days.
+ */
+
+export interface PostMemory {
+  get<T>(key: string): Promise<T | undefined>;
+  set<T>(key: string, value: T, ttlMs?: number): Promise<void>;
+}
+
+const KEEP_MS = 30 * 24 * 60 * 60_000;
+
+export class RememberedPosts<T> {
+  private readonly local = new Map<string, T>();
+
+  constructor(
+    /** Names the platform in the store's keys, e.g. `slack`. */
+    private readonly platform: string,
+    private readonly memory?: PostMemory,
+  ) {}
+
+  async remember(id: string, value: T): Promise<void> {
+    this.local.set(id, value);
+    await this.memory?.set(this.key(id), value, KEEP_MS);
+  }
+
+  async recall(id: string): Promise<T | undefined> {
+    const known = this.local.get(id);
+    if (known !== undefined) return known;
+    const kept = await this.memory?.get<T>(this.key(id));
+    if (kept !== undefined) this.local.set(id, kept);
+    return kept;
+  }
+
+  private key(id: string): string {
+    return `post:${this.platform}:${id}`;
+  }
+}
