@@ -6,7 +6,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../src/ports/chat.js';
 import type { DiscordMessage } from '../support/discord/discord-model.js';
-import { type DiscordTallyFixture, REVIEWER_ROLE, startDiscordTallyFixture } from '../support/discord-tally-fixture.js';
+import {
+  type DiscordTallyFixture,
+  OTHER_CHANNEL,
+  REVIEWER_ROLE,
+  startDiscordTallyFixture,
+} from '../support/discord-tally-fixture.js';
 import { callTool, type ScriptContext, say, slow } from '../support/scripted-model-server.js';
 
 const OWNER = '1300000000000000101';
@@ -176,5 +181,21 @@ describe('tally on Discord', () => {
     });
     const notice = await fixture.discord.waitFor(() => fixture.discord.ephemerals('1300000000000000199')[0], 60_000);
     expect(notice.content).toMatch(/only the person who started this thread/);
+  });
+
+  it('refuses a channel that is not allowed, telling only the person', async () => {
+    const before = fixture.discord.threads().length;
+    await fixture.discord.slashCommand({
+      user: OWNER,
+      channel: OTHER_CHANNEL,
+      name: 'analyze',
+      options: { question: 'hello?' },
+    });
+    const refusal = await fixture.discord.waitFor(
+      () => fixture.discord.ephemerals(OWNER).find((message) => message.content.includes('not enabled here')),
+      60_000,
+    );
+    expect(refusal.channel_id).toBe(OTHER_CHANNEL);
+    expect(fixture.discord.threads()).toHaveLength(before);
   });
 });

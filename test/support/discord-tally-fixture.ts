@@ -16,6 +16,9 @@ import { createTestEnvironment } from './test-environment.js';
 
 /** Members of this role may decide in any thread. */
 export const REVIEWER_ROLE = '1300000000000000900';
+/** tally works in the first channel only. */
+export const ALLOWED_CHANNEL = '1300000000000000500';
+export const OTHER_CHANNEL = '1300000000000000501';
 
 export interface DiscordTallyFixture {
   discord: DiscordStandIn;
@@ -31,7 +34,10 @@ export async function startDiscordTallyFixture(
   const environment = await createTestEnvironment('discord');
   const server = await startScriptedModelServer({ script });
   const discord = await startDiscordStandIn({
-    channels: [{ name: 'analytics' }],
+    channels: [
+      { id: ALLOWED_CHANNEL, name: 'analytics' },
+      { id: OTHER_CHANNEL, name: 'random' },
+    ],
     roles: [{ id: REVIEWER_ROLE, name: 'analysts' }],
   });
   try {
@@ -41,6 +47,7 @@ export async function startDiscordTallyFixture(
       DISCORD_API_URL: discord.apiUrl,
       DISCORD_GUILD_ID: discord.ids.guildId,
       DISCORD_REVIEWER_ROLES: REVIEWER_ROLE,
+      DISCORD_ALLOWED_CHANNELS: ALLOWED_CHANNEL,
       ...env,
     });
     const logger = createLogger({ level: config.logLevel });
