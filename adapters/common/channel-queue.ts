@@ -40,6 +40,11 @@ export class ChannelQueue {
     return result;
   }
 
+  /** Resolves when the tasks queued so far for `channel` have settled. */
+  async drained(channel: string): Promise<void> {
+    await this.tails.get(channel);
+  }
+
   /** Resolves when every queued task has settled. */
   async idle(): Promise<void> {
     await Promise.all(this.tails.values());

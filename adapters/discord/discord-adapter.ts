@@ -92,7 +92,10 @@ export class DiscordAdapter implements ChatAdapter {
       isKnownThread: async (threadKey) =>
         this.threads.has(threadKey) || ((await options.isKnownThread?.(threadKey)) ?? false),
       markThread: (threadKey) => this.threads.add(threadKey),
-      remembered: (messageId) => this.posted.recall(messageId),
+      remembered: async (messageId, channelId) => {
+        await this.queue.drained(channelId);
+        return this.posted.recall(messageId);
+      },
       keepInteraction: (threadKey, userId, interaction) =>
         this.interactions.set(`${threadKey}:${userId}`, { interaction, at: Date.now() }),
       allowed: (guildId, channelId) =>
@@ -134,9 +137,13 @@ export class DiscordAdapter implements ChatAdapter {
         await this.queue.run(threadId, () => this.notice(threadKey, op));
         continue;
       }
-      const id = await this.queue.run(threadId, () => this.send(threadId, op));
+      // Remembered inside the thread's turn, so a click that waits for the thread finds it.
+      const id = await this.queue.run(threadId, async () => {
+        const sent = await this.send(threadId, op);
+        if (op.remember) await this.posted.remember(sent, { ...op.remember, threadKey });
+        return sent;
+      });
       ref = { threadKey, id };
-      if (op.remember) await this.posted.remember(id, { ...op.remember, threadKey });
     }
     if (post.kind !== 'status') await this.status.settled(threadId);
     return ref;

@@ -26,7 +26,8 @@ export interface DiscordListenerContext {
   deliver: (inbound: Inbound) => void;
   isKnownThread: (threadKey: string) => Promise<boolean>;
   markThread: (threadKey: string) => void;
-  remembered: (messageId: string) => Promise<(Remembered & { threadKey: string }) | undefined>;
+  /** What a message of tally's is (after the posts under way in its channel went out). */
+  remembered: (messageId: string, channelId: string) => Promise<(Remembered & { threadKey: string }) | undefined>;
   keepInteraction: (threadKey: string, userId: string, interaction: Interaction) => void;
   allowed: (guildId: string, channelId: string) => boolean;
   isReviewer: (roleIds: string[]) => boolean;
@@ -108,7 +109,7 @@ export function registerDiscordListeners(context: DiscordListenerContext): void 
   client.on('messageReactionAdd', async (reaction, reactor) => {
     if (reactor.bot) return;
     const control = REACTIONS[reaction.emoji.name ?? ''];
-    const posted = await context.remembered(reaction.message.id);
+    const posted = await context.remembered(reaction.message.id, reaction.message.channelId);
     if (!control || posted?.kind !== 'review' || !posted.controls.includes(control)) return;
     const member = reaction.message.guild?.members.cache.get(reactor.id);
     context.deliver({
@@ -175,7 +176,7 @@ export function registerDiscordListeners(context: DiscordListenerContext): void 
       return;
     }
     if (actionId === ACTION_IDS.edit) {
-      const posted = await context.remembered(interaction.message.id);
+      const posted = await context.remembered(interaction.message.id, interaction.channelId);
       const code = posted?.kind === 'approval' ? posted.code : '';
       if (code.length > FORM_INPUT_CHARS) {
         await interaction.reply({

@@ -88,7 +88,10 @@ export class SlackAdapter implements ChatAdapter {
       isKnownThread: async (threadKey) =>
         this.threads.has(threadKey) || ((await options.isKnownThread?.(threadKey)) ?? false),
       markThread: (threadKey) => this.threads.add(threadKey),
-      remembered: (channel, ts) => this.posted.recall(`${channel}:${ts}`),
+      remembered: async (channel, ts) => {
+        await this.queue.drained(channel);
+        return this.posted.recall(`${channel}:${ts}`);
+      },
       allowed: (channel, user) => this.allowed(channel, user),
       refuse: (channel, user, threadTs) => this.refuse(channel, user, threadTs),
       acknowledge: (channel, ts) =>
@@ -134,12 +137,15 @@ export class SlackAdapter implements ChatAdapter {
         this.status.set(thread, op.text);
         continue;
       }
-      const ts = await this.queue.run(thread.channel, () => this.carryOut(thread, op));
-      if (ts) {
-        ref = { threadKey, id: ts };
-        if (op.kind === 'message' && op.remember)
-          await this.posted.remember(`${thread.channel}:${ts}`, { ...op.remember, threadKey });
-      }
+      // Remembered inside the channel's turn, so a click that waits for the channel finds it.
+      const ts = await this.queue.run(thread.channel, async () => {
+        const posted = await this.carryOut(thread, op);
+        if (posted && op.kind === 'message' && op.remember) {
+          await this.posted.remember(`${thread.channel}:${posted}`, { ...op.remember, threadKey });
+        }
+        return posted;
+      });
+      if (ts) ref = { threadKey, id: ts };
     }
     if (post.kind !== 'status') this.status.settled(thread);
     return ref;

@@ -24,6 +24,7 @@ const last = (context: ScriptContext) => context.lastToolResult?.content ?? '';
 let fixture: DiscordTallyFixture;
 let threadId = '';
 let answer = '';
+let edited = '';
 
 const bot = () => fixture.discord.ids.botUserId;
 const botMessages = () => fixture.discord.messages(threadId).filter((message) => message.author.id === bot());
@@ -48,6 +49,12 @@ beforeAll(async () => {
     },
     callTool('triage', { verdict: 'answerable' }),
     slow(20_000, say('(too late)')),
+    callTool('triage', { verdict: 'answerable' }),
+    callTool('run_python', { code: `${'# a long cell\n'.repeat(400)}long = 1` }),
+    (context) => {
+      edited = last(context);
+      return say('Approval done.');
+    },
   ]);
   fixture.discord.setRoles(ANALYST, [REVIEWER_ROLE]);
 }, 120_000);
@@ -197,5 +204,31 @@ describe('tally on Discord', () => {
     );
     expect(refusal.channel_id).toBe(OTHER_CHANNEL);
     expect(fixture.discord.threads()).toHaveLength(before);
+  });
+
+  it('holds a cell for approval; one too long for a form is edited by a reply', async () => {
+    await fixture.discord.message({ user: OWNER, channel: threadId, content: 'set approve=always' });
+    await fixture.discord.waitFor(() => find('approve=always'), 60_000);
+    await fixture.discord.message({ user: OWNER, channel: threadId, content: 'run the long cell' });
+    const held = await fixture.discord.waitFor(() => find('Run this python cell?'), 60_000);
+    expect(held.attachments.map((attachment) => attachment.filename)).toEqual(['cell.py.txt']);
+    const click = await fixture.discord.click({
+      user: OWNER,
+      channel: threadId,
+      messageId: held.id,
+      customId: customId(held, ACTION_IDS.edit),
+    });
+    const told = await fixture.discord.waitFor(
+      () =>
+        fixture.discord
+          .ephemerals(OWNER)
+          .find((message) => message.content.includes('longer than the 4,000 characters')),
+      60_000,
+    );
+    expect(told).toBeDefined();
+    expect(fixture.discord.interactionResponses(click.id).some((response) => response.type === 9)).toBe(false);
+    await fixture.discord.message({ user: OWNER, channel: threadId, content: 'edit\n```python\nlong = 2\n```' });
+    await fixture.discord.waitFor(() => find('Approval done.'), 60_000);
+    expect(edited).toContain('The user edited the code before it ran');
   });
 });

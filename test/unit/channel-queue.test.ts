@@ -56,4 +56,16 @@ describe('ChannelQueue', () => {
     await queue.run('C2', async () => {}); // another channel does not wait
     expect(waits).toEqual([900, 200, 800]);
   });
+
+  it('lets a reader wait until what was queued for a channel has gone out', async () => {
+    const queue = new ChannelQueue({ minIntervalMs: 0, isTransient: () => false });
+    let release: () => void = () => {};
+    const done: string[] = [];
+    void queue.run('C1', () => new Promise<void>((resolve) => (release = resolve)).then(() => void done.push('sent')));
+    const drained = queue.drained('C1').then(() => done.push('read'));
+    await queue.drained('C2'); // another channel has nothing under way
+    release();
+    await drained;
+    expect(done).toEqual(['sent', 'read']);
+  });
 });
