@@ -6,7 +6,7 @@ export interface LoopState {
   startedAt: number;
   /** Failed tool runs (user-code errors, rejected SQL) since the last success. */
   consecutiveFailures: number;
-  /** The model asked the user something: the turn pauses. */
+  /** A tool paused the turn for a person (a question, a review, an approval). */
   asked: boolean;
   /** Tools called in the last step. */
   lastTools: string[];
