@@ -3,6 +3,7 @@
  * report version, appended in order to `log:<thread>` in the store. Thread keys are listed once in
  * `sessions`, so the training export can find every session.
  */
+import type { Post } from '../ports/chat.js';
 import type { Store } from '../ports/store.js';
 
 export type LogEvent =
@@ -44,4 +45,30 @@ export class SessionLog {
 /** Every session's thread key, each once, in the order they started. */
 export async function listSessions(store: Store): Promise<string[]> {
   return [...new Set(await store.range<string>(SESSIONS_LIST))];
+}
+
+/** What the log keeps of a post: its text (charts and files by title); status lines are not kept. */
+export function postEvent(post: Post): LogEvent | undefined {
+  switch (post.kind) {
+    case 'status':
+      return undefined;
+    case 'text':
+      return { kind: 'post', post: post.kind, text: post.markdown };
+    case 'code':
+      return { kind: 'post', post: post.kind, text: [post.code, post.output ?? post.error ?? ''].join('\n') };
+    case 'table':
+      return { kind: 'post', post: post.kind, text: `${post.columns.join(', ')} (${post.rows.length} rows)` };
+    case 'chart':
+      return { kind: 'post', post: post.kind, text: post.title };
+    case 'file':
+      return { kind: 'post', post: post.kind, text: post.name };
+    case 'review':
+      return { kind: 'post', post: post.kind, text: `${post.id} v${post.version}: ${post.title}` };
+    case 'approval':
+      return { kind: 'post', post: post.kind, text: post.code };
+    case 'question':
+    case 'error':
+    case 'notice':
+      return { kind: 'post', post: post.kind, text: post.text };
+  }
 }

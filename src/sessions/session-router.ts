@@ -21,7 +21,7 @@ import {
 } from './report-commands.js';
 import { feedbackTarget, handleApproval, handleReview } from './review-desk.js';
 import type { SessionKernels } from './session-kernel.js';
-import { type LogEvent, SESSIONS_LIST, SessionLog } from './session-log.js';
+import { postEvent, SESSIONS_LIST, SessionLog } from './session-log.js';
 import { lockName, newSession, type SessionRecord, sessionKey } from './session-record.js';
 import { sessionWorkbench } from './session-workbench.js';
 import { receiveFiles } from './shared-files.js';
@@ -254,31 +254,5 @@ export class SessionRouter {
     const text =
       error instanceof AppError ? error.message : 'Something went wrong on my side; the details are in the log.';
     await this.options.post(threadKey, { kind: 'error', text }).catch(() => {});
-  }
-}
-
-/** What the log keeps of a post: its text (charts and files by title); status lines are not kept. */
-function postEvent(post: Post): LogEvent | undefined {
-  switch (post.kind) {
-    case 'status':
-      return undefined;
-    case 'text':
-      return { kind: 'post', post: post.kind, text: post.markdown };
-    case 'code':
-      return { kind: 'post', post: post.kind, text: [post.code, post.output ?? post.error ?? ''].join('\n') };
-    case 'table':
-      return { kind: 'post', post: post.kind, text: `${post.columns.join(', ')} (${post.rows.length} rows)` };
-    case 'chart':
-      return { kind: 'post', post: post.kind, text: post.title };
-    case 'file':
-      return { kind: 'post', post: post.kind, text: post.name };
-    case 'review':
-      return { kind: 'post', post: post.kind, text: `${post.id} v${post.version}: ${post.title}` };
-    case 'approval':
-      return { kind: 'post', post: post.kind, text: post.code };
-    case 'question':
-    case 'error':
-    case 'notice':
-      return { kind: 'post', post: post.kind, text: post.text };
   }
 }
