@@ -18,6 +18,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type Truthy, waitForProbe } from '../wait-for.js';
 import { serveAttachment } from './cdn.js';
 import {
   DEFAULT_DISCORD_IDS,
@@ -36,7 +37,6 @@ import type { RestContext } from './rest-context.js';
 import { type RoutePattern, routeMatches } from './rest-routes.js';
 import * as actions from './user-actions.js';
 import * as interactions from './user-interactions.js';
-import { type Truthy, waitForProbe } from './wait-for.js';
 
 export type { Truthy };
 
@@ -210,11 +210,12 @@ export async function startDiscordStandIn(options: DiscordStandInOptions = {}): 
   }
 
   const waitFor = <T>(probe: () => T, timeoutMs = 5000) =>
-    waitForProbe(state, probe, timeoutMs, () =>
-      state.calls
+    waitForProbe(state, probe, timeoutMs, () => {
+      const recent = state.calls
         .slice(-12)
-        .map((call) => `${call.method} ${call.route} -> ${call.status}${call.code ? ` (${call.code})` : ''}`),
-    );
+        .map((call) => `${call.method} ${call.route} -> ${call.status}${call.code ? ` (${call.code})` : ''}`);
+      return `Discord stand-in's last REST calls: ${recent.join(', ') || 'none'}`;
+    });
   const callsTo = (method: string, pattern: RoutePattern) =>
     state.calls.filter(
       (call) => call.method === method.toUpperCase() && routeMatches(pattern, call.method, call.route),

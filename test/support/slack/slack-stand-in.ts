@@ -18,6 +18,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type Truthy, waitForProbe } from '../wait-for.js';
 import { eventCallback, messageEvent, type ViewValues } from './events.js';
 import { receiveUpload, serveDownload } from './file-transfer.js';
 import { sendText } from './http-body.js';
@@ -41,7 +42,7 @@ import * as actions from './user-actions.js';
 import { type SlackFault, WebApi } from './web-api.js';
 
 /** What `waitFor` resolves with: the probe's value once it is truthy. */
-export type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>;
+export type { Truthy };
 
 export interface SlackStandInOptions {
   /** The bot token the Web API accepts; default `xoxb-stand-in`. Any other gets `invalid_auth`. */
@@ -193,33 +194,11 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     sendText(response, 404, `Slack stand-in: no route for ${request.method} ${path}`);
   }
 
-  function waitFor<T>(probe: () => T, timeoutMs = 5000): Promise<Truthy<T>> {
-    return new Promise((resolve, reject) => {
-      let stopListening = (): void => undefined;
-      // Re-checked on every state change, and every 20 ms for probes that read the test's own variables.
-      const poll = setInterval(() => check(), 20);
-      const timer = setTimeout(() => {
-        clearInterval(poll);
-        stopListening();
-        const recent = state.calls.slice(-12).map((call) => `${call.method} -> ${call.outcome}`);
-        reject(new Error(`Slack stand-in: waitFor timed out after ${timeoutMs} ms; last calls: ${recent.join(', ')}`));
-      }, timeoutMs);
-      const check = () => {
-        try {
-          const value = probe();
-          if (!value) return;
-          resolve(value as Truthy<T>);
-        } catch (error) {
-          reject(error);
-        }
-        clearTimeout(timer);
-        clearInterval(poll);
-        stopListening();
-      };
-      stopListening = state.onChange(check);
-      check();
+  const waitFor = <T>(probe: () => T, timeoutMs = 5000): Promise<Truthy<T>> =>
+    waitForProbe(state, probe, timeoutMs, () => {
+      const recent = state.calls.slice(-12).map((call) => `${call.method} -> ${call.outcome}`);
+      return `Slack stand-in's last calls: ${recent.join(', ') || 'none'}`;
     });
-  }
 
   return {
     apiUrl: `${url}/api/`,

@@ -1,17 +1,18 @@
 /**
- * Waiting for the bot: a probe re-checked on every state change (and every 20 ms, for probes that
- * read the test's own variables) until it returns something truthy.
+ * Waiting for the bot in a stand-in: a probe re-checked on every state change (and every 20 ms, for
+ * probes that read the test's own variables) until it returns something truthy; on timeout the
+ * error lists what the stand-in saw last.
  */
-import type { DiscordState } from './discord-state.js';
 
 /** What `waitFor` resolves with: the probe's value once it is truthy. */
 export type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>;
 
 export function waitForProbe<T>(
-  state: DiscordState,
+  state: { onChange(listener: () => void): () => void },
   probe: () => T,
   timeoutMs: number,
-  describeRecent: () => string[],
+  /** Names the stand-in and what it saw last, for the timeout's message. */
+  describeRecent: () => string,
 ): Promise<Truthy<T>> {
   return new Promise((resolve, reject) => {
     let stopListening = (): void => undefined;
@@ -19,8 +20,7 @@ export function waitForProbe<T>(
     const timer = setTimeout(() => {
       clearInterval(poll);
       stopListening();
-      const recent = describeRecent().join(', ') || 'none';
-      reject(new Error(`Discord stand-in: waitFor timed out after ${timeoutMs} ms; last REST calls: ${recent}`));
+      reject(new Error(`waitFor timed out after ${timeoutMs} ms; ${describeRecent()}`));
     }, timeoutMs);
     const check = () => {
       try {
