@@ -14,48 +14,46 @@ export interface ModalContext {
   value: string;
 }
 
-export function reviseModal(context: ModalContext): Record<string, unknown> {
+/** A modal with one multi-line text input, carrying its context to the submission. */
+function textModal(
+  callbackId: string,
+  context: ModalContext,
+  titles: { title: string; submit: string; label: string },
+  field: string,
+  initialValue?: string,
+): Record<string, unknown> {
   return {
     type: 'modal',
-    callback_id: REVISE_VIEW,
+    callback_id: callbackId,
     private_metadata: JSON.stringify(context),
-    title: { type: 'plain_text', text: 'Revise section' },
-    submit: { type: 'plain_text', text: 'Send feedback' },
+    title: { type: 'plain_text', text: titles.title },
+    submit: { type: 'plain_text', text: titles.submit },
     close: { type: 'plain_text', text: 'Cancel' },
     blocks: [
       {
         type: 'input',
-        block_id: 'feedback',
-        label: { type: 'plain_text', text: `What should change in ${context.value.split('@')[0]}?` },
-        element: { type: 'plain_text_input', action_id: 'feedback', multiline: true, max_length: MODAL_INPUT_CHARS },
+        block_id: field,
+        label: { type: 'plain_text', text: titles.label },
+        element: {
+          type: 'plain_text_input',
+          action_id: field,
+          multiline: true,
+          max_length: MODAL_INPUT_CHARS,
+          ...(initialValue !== undefined ? { initial_value: initialValue } : {}),
+        },
       },
     ] satisfies Block[],
   };
 }
 
+export function reviseModal(context: ModalContext): Record<string, unknown> {
+  const label = `What should change in ${context.value.split('@')[0]}?`;
+  return textModal(REVISE_VIEW, context, { title: 'Revise section', submit: 'Send feedback', label }, 'feedback');
+}
+
 export function editModal(context: ModalContext, code: string): Record<string, unknown> {
-  return {
-    type: 'modal',
-    callback_id: EDIT_VIEW,
-    private_metadata: JSON.stringify(context),
-    title: { type: 'plain_text', text: 'Edit the cell' },
-    submit: { type: 'plain_text', text: 'Run this' },
-    close: { type: 'plain_text', text: 'Cancel' },
-    blocks: [
-      {
-        type: 'input',
-        block_id: 'code',
-        label: { type: 'plain_text', text: 'Code to run instead' },
-        element: {
-          type: 'plain_text_input',
-          action_id: 'code',
-          multiline: true,
-          initial_value: code,
-          max_length: MODAL_INPUT_CHARS,
-        },
-      },
-    ] satisfies Block[],
-  };
+  const titles = { title: 'Edit the cell', submit: 'Run this', label: 'Code to run instead' };
+  return textModal(EDIT_VIEW, context, titles, 'code', code);
 }
 
 /** The text a person typed into a submitted modal's input. */

@@ -112,36 +112,8 @@ export const channelRoutes: RouteDefinition[] = [
       return noContent();
     },
   },
-  {
-    method: 'PUT',
-    template: '/channels/:channelId/messages/:messageId/reactions/:emoji/@me',
-    auth: true,
-    handle: ({ params }, context) => {
-      const { state } = context;
-      const message = requireMessage(state, params.channelId, params.messageId);
-      const emoji = parseEmoji(params.emoji ?? '');
-      if (state.addReaction(message, emoji, state.ids.botUserId)) {
-        const data = reactionDispatch(state, { userId: state.ids.botUserId, message, emoji, added: true });
-        context.emit('MESSAGE_REACTION_ADD', data);
-      }
-      return noContent();
-    },
-  },
-  {
-    method: 'DELETE',
-    template: '/channels/:channelId/messages/:messageId/reactions/:emoji/@me',
-    auth: true,
-    handle: ({ params }, context) => {
-      const { state } = context;
-      const message = requireMessage(state, params.channelId, params.messageId);
-      const emoji = parseEmoji(params.emoji ?? '');
-      if (state.removeReaction(message, emoji, state.ids.botUserId)) {
-        const data = reactionDispatch(state, { userId: state.ids.botUserId, message, emoji, added: false });
-        context.emit('MESSAGE_REACTION_REMOVE', data);
-      }
-      return noContent();
-    },
-  },
+  botReaction('PUT'),
+  botReaction('DELETE'),
   {
     method: 'GET',
     template: '/channels/:channelId/messages/:messageId/reactions/:emoji',
@@ -167,3 +139,26 @@ export const channelRoutes: RouteDefinition[] = [
     },
   },
 ];
+
+/** The bot adding (PUT) or removing (DELETE) its own reaction; echoed like Discord does. */
+function botReaction(method: 'PUT' | 'DELETE'): RouteDefinition {
+  const added = method === 'PUT';
+  return {
+    method,
+    template: '/channels/:channelId/messages/:messageId/reactions/:emoji/@me',
+    auth: true,
+    handle: ({ params }, context) => {
+      const { state } = context;
+      const message = requireMessage(state, params.channelId, params.messageId);
+      const emoji = parseEmoji(params.emoji ?? '');
+      const changed = added
+        ? state.addReaction(message, emoji, state.ids.botUserId)
+        : state.removeReaction(message, emoji, state.ids.botUserId);
+      if (changed) {
+        const data = reactionDispatch(state, { userId: state.ids.botUserId, message, emoji, added });
+        context.emit(added ? 'MESSAGE_REACTION_ADD' : 'MESSAGE_REACTION_REMOVE', data);
+      }
+      return noContent();
+    },
+  };
+}

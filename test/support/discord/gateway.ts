@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { closeGracefully } from '../close-gracefully.js';
 import type { Json } from './discord-model.js';
 import type { DiscordState } from './discord-state.js';
 import { filterForIntents } from './intents.js';
@@ -256,17 +257,4 @@ export class GatewayServer {
 function send(socket: WebSocket, payload: Json): Promise<void> {
   if (socket.readyState !== socket.OPEN) return Promise.resolve();
   return new Promise((resolve) => socket.send(JSON.stringify(payload), () => resolve()));
-}
-
-/** Completes the close handshake, cutting the connection only if the client does not answer within a second. */
-function closeGracefully(client: WebSocket): Promise<void> {
-  if (client.readyState === client.CLOSED) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => client.terminate(), 1000);
-    client.once('close', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    if (client.readyState === client.OPEN) client.close(1001, 'stand-in closing');
-  });
 }

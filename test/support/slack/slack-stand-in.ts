@@ -102,16 +102,7 @@ export interface SlackStandIn {
   }): Promise<actions.SlackClick>;
   /** Submits an open modal; resolves with the ack payload (e.g. `response_action: 'errors'`). */
   submitView(input: { user: string; viewId: string; values: ViewValues }): Promise<Json>;
-  shareFile(input: {
-    user: string;
-    channel: string;
-    threadTs?: string;
-    name: string;
-    mimetype?: string;
-    content: Buffer;
-    title?: string;
-    text?: string;
-  }): Promise<{ ts: string; fileId: string }>;
+  shareFile(input: actions.ShareFileInput): Promise<{ ts: string; fileId: string }>;
   slashCommand(input: { user: string; channel: string; command: string; text: string }): Promise<actions.SlackClick>;
 
   /** Messages of a channel (thread replies included), or of one thread (parent first). Oldest first. */

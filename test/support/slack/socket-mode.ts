@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { closeGracefully } from '../close-gracefully.js';
 import type { Json } from './slack-state.js';
 
 export type EnvelopeType = 'events_api' | 'interactive' | 'slash_commands';
@@ -168,22 +169,6 @@ export class SocketModeServer {
     pending.resolve(payload);
     this.options.onChange();
   }
-}
-
-/**
- * Completes the close handshake (undici reports a connection cut without one as an error, which
- * Bolt logs), cutting the connection only if the client does not answer within a second.
- */
-function closeGracefully(client: WebSocket): Promise<void> {
-  if (client.readyState === client.CLOSED) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => client.terminate(), 1000);
-    client.once('close', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    if (client.readyState === client.OPEN) client.close(1001, 'stand-in closing');
-  });
 }
 
 function describe(type: EnvelopeType, payload: Json): string {

@@ -194,18 +194,21 @@ export async function submitOpenView(
   return ack;
 }
 
+/** A file a user shares in a channel or thread. */
+export interface ShareFileInput {
+  user: string;
+  channel: string;
+  threadTs?: string;
+  name: string;
+  mimetype?: string;
+  content: Buffer;
+  title?: string;
+  text?: string;
+}
+
 export async function shareUserFile(
   context: UserActionContext,
-  input: {
-    user: string;
-    channel: string;
-    threadTs?: string;
-    name: string;
-    mimetype?: string;
-    content: Buffer;
-    title?: string;
-    text?: string;
-  },
+  input: ShareFileInput,
 ): Promise<{ ts: string; fileId: string }> {
   const { state } = context;
   const file: SlackFile = {
