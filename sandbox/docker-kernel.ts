@@ -60,6 +60,7 @@ export class DockerKernel implements Kernel {
   private disposal: Promise<void> | undefined;
   private running = false;
   private queued = 0;
+  private holds = 0;
   private session: string;
 
   /** The current container; recovery replaces it with a fresh one on the same folders. */
@@ -99,6 +100,23 @@ export class DockerKernel implements Kernel {
   /** True while a cell or a restart runs or waits its turn; the idle sweep leaves busy kernels alone. */
   get isBusy(): boolean {
     return this.queued > 0;
+  }
+
+  /** True while a turn holds the kernel (see hold()); held kernels are never parked. */
+  get isHeld(): boolean {
+    return this.holds > 0;
+  }
+
+  hold(): () => void {
+    this.holds += 1;
+    this.touch();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds -= 1;
+      this.touch();
+    };
   }
 
   get isDisposed(): boolean {

@@ -1,15 +1,18 @@
 /**
- * The Sandbox port on a Docker engine: one kernel per session, a warm pool, idle kernels disposed
- * after a TTL, and this instance's orphans (containers and workspaces) reaped at start-up.
+ * The Sandbox port on a Docker engine: one kernel per session, started in turn through admission
+ * (a start limit and a kernel cap, parking the least recently used idle kernel at the cap), a warm
+ * pool that follows the arrival rate, idle kernels disposed after a TTL, and this instance's orphans
+ * (containers and workspaces) reaped at start-up.
  */
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir } from 'node:fs/promises';
 import type Docker from 'dockerode';
-import { SandboxEngineUnavailableError, SandboxImageMissingError } from '../src/errors.js';
+import { KernelStartError, SandboxEngineUnavailableError, SandboxImageMissingError } from '../src/errors.js';
 import type { Logger } from '../src/logger.js';
-import type { Kernel, Sandbox } from '../src/ports/sandbox.js';
+import type { AcquireOptions, Kernel, Sandbox } from '../src/ports/sandbox.js';
 import { LABELS, type SandboxLimits } from './container-spec.js';
 import { DockerKernel } from './docker-kernel.js';
+import { KernelAdmission } from './kernel-admission.js';
 import { removeTree } from './remove-tree.js';
 import { WarmPool } from './warm-pool.js';
 import { Workspace } from './workspace.js';
@@ -23,8 +26,18 @@ export interface DockerSandboxOptions {
   /** Host folder that holds one workspace folder per kernel. It belongs to this instance: start-up empties it. */
   workspaceRoot: string;
   limits: SandboxLimits;
-  /** Kernels kept started and ready. 0 disables the pool. */
+  /** Kernels kept started and ready at the least. 0 (with poolMax 0) disables the pool. */
   poolSize: number;
+  /** The pool grows with the arrival rate of new sessions up to this. Default: poolSize. */
+  poolMax?: number;
+  /** Kernels in all, at most (sessions' and the pool's); at the cap idle ones are parked. Default: no cap. */
+  maxKernels?: number;
+  /** Kernel starts at once, at most. Default 2. */
+  maxConcurrentStarts?: number;
+  /** Tries per kernel start when it fails for a passing reason (a busy machine). Default 3. */
+  startAttempts?: number;
+  /** Told how long each kernel start took and whether it worked (metrics). */
+  onKernelStart?: (durationMs: number, ok: boolean) => void;
   /** Kernels idle this long are disposed. */
   idleTtlMs: number;
   cellTimeoutMs: number;
@@ -34,16 +47,46 @@ export interface DockerSandboxOptions {
 }
 
 const POOL_SESSION = 'pool';
+/** A kernel used this recently is not parked: its thread may be about to use it. */
+const PARK_GRACE_MS = 1000;
+
+/** What the sandbox holds now, for metrics and readiness. */
+export interface SandboxStats {
+  /** Kernels that belong to sessions. */
+  live: number;
+  /** Ready kernels in the warm pool. */
+  pooled: number;
+  /** Kernel starts running now. */
+  starting: number;
+  /** Sessions waiting in line for a start. */
+  waiting: number;
+  /** Kernels parked to make room since start-up. */
+  parked: number;
+}
 
 export class DockerSandbox implements Sandbox {
   private readonly live = new Map<string, DockerKernel>();
   private readonly starting = new Map<string, Promise<DockerKernel>>();
   private readonly pool: WarmPool;
+  private readonly admission: KernelAdmission;
+  private parkedCount = 0;
   private sweeper: NodeJS.Timeout | undefined;
   private sweeping: Promise<number> | undefined;
 
   private constructor(private readonly options: DockerSandboxOptions) {
-    this.pool = new WarmPool(options.poolSize, () => this.startKernel(POOL_SESSION), options.logger);
+    this.admission = new KernelAdmission({
+      maxConcurrentStarts: options.maxConcurrentStarts ?? 2,
+      maxKernels: options.maxKernels ?? Number.POSITIVE_INFINITY,
+      kernelCount: () => this.live.size + this.pool.available,
+      parkOne: () => this.parkOne(),
+    });
+    this.pool = new WarmPool({
+      minSize: options.poolSize,
+      maxSize: Math.max(options.poolSize, options.poolMax ?? options.poolSize),
+      create: () => this.startKernel(POOL_SESSION),
+      admit: () => this.admission.tryAdmitBackground(),
+      logger: options.logger,
+    });
   }
 
   /** Checks the engine and the image, reaps orphans, and starts filling the warm pool. */
@@ -77,7 +120,17 @@ export class DockerSandbox implements Sandbox {
     return this.pool;
   }
 
-  acquire(sessionId: string): Promise<Kernel> {
+  stats(): SandboxStats {
+    return {
+      live: this.live.size,
+      pooled: this.pool.available,
+      starting: this.admission.inProgress,
+      waiting: this.admission.waiting,
+      parked: this.parkedCount,
+    };
+  }
+
+  acquire(sessionId: string, options: AcquireOptions = {}): Promise<Kernel> {
     const current = this.live.get(sessionId);
     if (current && !current.isDisposed) {
       current.touch();
@@ -85,13 +138,8 @@ export class DockerSandbox implements Sandbox {
     }
     const pending = this.starting.get(sessionId);
     if (pending) return pending;
-    const starting = (async () => {
-      const pooled = this.pool.take();
-      const kernel = pooled ?? (await this.startKernel(sessionId));
-      kernel.adopt(sessionId);
-      this.live.set(sessionId, kernel);
-      return kernel;
-    })().finally(() => this.starting.delete(sessionId));
+    this.pool.noteArrival();
+    const starting = this.startForSession(sessionId, options).finally(() => this.starting.delete(sessionId));
     this.starting.set(sessionId, starting);
     return starting;
   }
@@ -107,6 +155,7 @@ export class DockerSandbox implements Sandbox {
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
+    this.admission.close(new Error('the sandbox is closing'));
     await this.sweeping?.catch(() => {});
     await Promise.allSettled(this.starting.values());
     await this.pool.close();
@@ -119,7 +168,61 @@ export class DockerSandbox implements Sandbox {
     );
     await Promise.allSettled(idle.map((kernel) => kernel.dispose()));
     if (idle.length > 0) this.options.logger.info({ count: idle.length }, 'disposed idle kernels');
+    await this.pool.trim();
     return idle.length;
+  }
+
+  /**
+   * A kernel for a session: a warm one, else a new one once admission lets it start. A start that
+   * fails for a passing reason goes to the front of the line and tries again.
+   */
+  private async startForSession(sessionId: string, options: AcquireOptions): Promise<DockerKernel> {
+    const attempts = this.options.startAttempts ?? 3;
+    for (let attempt = 1; ; attempt += 1) {
+      const warm = this.pool.take();
+      if (warm) return this.hand(warm, sessionId);
+      const release = await this.admission.admit({
+        ...(attempt === 1 && options.onQueued ? { onQueued: options.onQueued } : {}),
+        front: attempt > 1,
+      });
+      const started = performance.now();
+      try {
+        const pooled = this.pool.take(); // it may have become ready while this waited
+        if (pooled) return this.hand(pooled, sessionId);
+        const kernel = this.hand(await this.startKernel(sessionId), sessionId);
+        this.options.onKernelStart?.(performance.now() - started, true);
+        return kernel;
+      } catch (error) {
+        this.options.onKernelStart?.(performance.now() - started, false);
+        if (!(error instanceof KernelStartError && error.transient) || attempt >= attempts) throw error;
+        this.options.logger.warn({ err: error, sessionId, attempt }, 'kernel start failed; trying again');
+      } finally {
+        release(); // after the kernel counts as live, so the cap never sees it twice or not at all
+      }
+    }
+  }
+
+  private hand(kernel: DockerKernel, sessionId: string): DockerKernel {
+    kernel.adopt(sessionId);
+    this.live.set(sessionId, kernel);
+    return kernel;
+  }
+
+  /** Makes room at the kernel cap: a warm kernel first, else the least recently used idle one. */
+  private async parkOne(): Promise<boolean> {
+    if (await this.pool.giveUpOne()) return true;
+    const now = Date.now();
+    const idle = [...this.live.values()]
+      .filter((kernel) => !kernel.isBusy && !kernel.isHeld && !kernel.isDisposed)
+      .filter((kernel) => now - kernel.lastActiveAt >= PARK_GRACE_MS)
+      .sort((left, right) => left.lastActiveAt - right.lastActiveAt);
+    const oldest = idle[0];
+    if (!oldest) return false;
+    this.live.delete(oldest.sessionId);
+    await oldest.dispose();
+    this.parkedCount += 1;
+    this.options.logger.info({ sessionId: oldest.sessionId }, 'parked an idle kernel to make room');
+    return true;
   }
 
   private async startKernel(sessionId: string): Promise<DockerKernel> {
@@ -141,6 +244,8 @@ export class DockerSandbox implements Sandbox {
         logger,
         onDispose: (kernel) => {
           if (this.live.get(kernel.sessionId) === kernel) this.live.delete(kernel.sessionId);
+          this.admission.wake();
+          this.pool.fill();
         },
       });
     } catch (error) {

@@ -2,6 +2,7 @@
  * One Docker container of a kernel, with its channel: created on the kernel's folders, started,
  * stopped and removed. A kernel whose process dies gets a new one (see DockerKernel.recover).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type Docker from 'dockerode';
 import { KernelStartError, SandboxImageMissingError } from '../src/errors.js';
 import type { Logger } from '../src/logger.js';
@@ -39,8 +40,9 @@ export class KernelContainer {
     const { docker, signal, logger } = options;
     const container = await docker
       .createContainer(containerSpec(options.spec))
-      .catch((error: { statusCode?: number }) => {
-        throw error.statusCode === 404 ? new SandboxImageMissingError(options.spec.image) : error;
+      .catch((error: { statusCode?: number; message?: string }) => {
+        if (error.statusCode === 404) throw new SandboxImageMissingError(options.spec.image);
+        throw new KernelStartError('engine', `creating its container failed (${error.message ?? error})`, {}, error);
       });
     try {
       signal.throwIfAborted();
@@ -52,8 +54,13 @@ export class KernelContainer {
       signal.addEventListener('abort', closeChannel, { once: true });
       try {
         signal.throwIfAborted();
-        await container.start();
-        await ready(channel, options);
+        await container.start().catch((error: { message?: string }) => {
+          throw new KernelStartError('engine', `starting its container failed (${error.message ?? error})`, {}, error);
+        });
+        await ready(channel, options).catch(async (error: unknown) => {
+          signal.throwIfAborted();
+          throw await explainStartFailure(container, channel, options, error);
+        });
       } finally {
         signal.removeEventListener('abort', closeChannel);
       }
@@ -103,13 +110,43 @@ async function ready(channel: KernelChannel, options: KernelContainerOptions): P
   });
   try {
     await Promise.race([channel.ready, timedOut]);
-  } catch (error) {
-    options.signal.throwIfAborted();
-    throw new KernelStartError(error instanceof Error ? error.message : String(error), {
-      stderr: channel.stderr,
-      image: options.spec.image,
-    });
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Says truthfully why the driver never said "ready": the container is still running (the machine
+ * was too busy), it was killed for memory, or the driver exited (the image).
+ */
+async function explainStartFailure(
+  container: Docker.Container,
+  channel: KernelChannel,
+  options: KernelContainerOptions,
+  error: unknown,
+): Promise<KernelStartError> {
+  const reason = error instanceof Error ? error.message : String(error);
+  // The stream ends a moment before the engine sees the process gone: give it that moment.
+  if (channel.isClosed) await Promise.race([container.wait().catch(() => {}), sleep(2000)]);
+  const state = await container.inspect().then(
+    (info) => info.State,
+    () => undefined,
+  );
+  const details = { stderr: channel.stderr, image: options.spec.image, exitCode: state?.ExitCode };
+  if (state === undefined || state.Running) return new KernelStartError('overloaded', reason, details, error);
+  if (state.OOMKilled || state.ExitCode === 137) {
+    return new KernelStartError(
+      'out_of_memory',
+      `killed for memory with ${options.spec.limits.memoryMb} MiB`,
+      details,
+      error,
+    );
+  }
+  const said = channel.stderr.trim().split('\n').slice(-3).join(' | ');
+  return new KernelStartError(
+    'exited',
+    `its driver exited with code ${state.ExitCode}${said ? `: ${said}` : ''}`,
+    details,
+    error,
+  );
 }

@@ -2,11 +2,14 @@
  * The only reader of the environment: one zod schema, every problem reported at once, each
  * message naming the variable to change.
  */
-import { homedir } from 'node:os';
+import { availableParallelism, homedir, totalmem } from 'node:os';
 import { basename, resolve } from 'node:path';
 import { z } from 'zod';
+import type { ApprovalModeSetting, Config, DatabaseSettings, DockerEndpoint, ReviewSettings } from './config-types.js';
 import { ConfigError, type ConfigIssue } from './errors.js';
 import { MAX_TIMEOUT_MS } from './ports/sandbox.js';
+
+export type * from './config-types.js';
 
 const count = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 /** A duration in ms that Node's timers can hold. */
@@ -40,6 +43,9 @@ const schema = z.object({
   TALLY_SANDBOX_TMP_MB: count(256),
   TALLY_SANDBOX_FILE_SIZE_MB: count(4096),
   TALLY_SANDBOX_POOL_SIZE: z.coerce.number().int().min(0).max(32).default(1),
+  TALLY_SANDBOX_POOL_MAX: z.coerce.number().int().min(0).max(64).optional(),
+  TALLY_SANDBOX_START_CONCURRENCY: count(availableParallelism()),
+  TALLY_MAX_KERNELS: z.coerce.number().int().positive().optional(),
   TALLY_SANDBOX_IDLE_TTL_MS: milliseconds(30 * 60_000),
   TALLY_CELL_TIMEOUT_MS: milliseconds(120_000),
   TALLY_OUTPUT_LIMIT_BYTES: count(64 * 1024),
@@ -90,6 +96,9 @@ const schema = z.object({
     .string()
     .regex(/^rediss?:\/\/.+/, 'use redis://host:port or rediss://…')
     .optional(),
+  TALLY_LOCK_TTL_MS: milliseconds(20_000).refine((value) => value >= 1000, 'at least 1000 ms'),
+  TALLY_HTTP_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+  TALLY_SHUTDOWN_GRACE_MS: milliseconds(30_000),
 });
 
 const list = (value: string) =>
@@ -98,82 +107,6 @@ const list = (value: string) =>
     .map((item) => item.trim())
     .filter((item) => item !== '');
 
-/** Where the Docker engine is: a unix socket, or a host and port over plain HTTP. */
-export type DockerEndpoint = { socketPath: string } | { host: string; port: number; protocol: 'http' };
-
-export interface SandboxSettings {
-  /** Image reference; undefined means the content-hashed tag built from `sandbox/`. */
-  image: string | undefined;
-  memoryMb: number;
-  cpus: number;
-  pidsLimit: number;
-  tmpMb: number;
-  /** Largest file a kernel may write, in MiB (RLIMIT_FSIZE); /workspace has no total quota. */
-  fileSizeMb: number;
-  poolSize: number;
-  idleTtlMs: number;
-  cellTimeoutMs: number;
-  outputLimitBytes: number;
-}
-
-/** A database tally may read: `mysql://…` or `sqlite:path`. */
-export interface DatabaseSettings {
-  /** How people and the model name it, e.g. `telco_db`. */
-  name: string;
-  url: string;
-  /** The demo database tally builds itself in TALLY_HOME when no DATABASE_URL is set. */
-  embedded?: boolean;
-}
-
-export interface DatabaseLimitSettings {
-  queryTimeoutMs: number;
-  extractTimeoutMs: number;
-  extractMaxRows: number;
-  extractMaxBytes: number;
-}
-
-export interface LlmSettings {
-  /** Any OpenAI-compatible endpoint; undefined means no model (the demo runs a recorded script). */
-  baseUrl: string | undefined;
-  /** Secret: never logged, never sent to the sandbox. */
-  apiKey: string | undefined;
-  model: string;
-  /** Model per stage (LLM_MODEL_<STAGE>, e.g. LLM_MODEL_PLAN), overriding `model`. */
-  stageModels: Record<string, string>;
-  /**
-   * Embedding model on the same endpoint (LLM_EMBEDDING_MODEL, e.g. `text-embedding-3-small`); unset
-   * means no embeddings, and playbooks are ranked by BM25 alone.
-   */
-  embeddingModel?: string;
-  timeoutMs: number;
-  maxRetries: number;
-}
-
-export interface AgentLimitSettings {
-  /** Tokens of conversation history sent to the model; older turns are summarised beyond it. */
-  contextTokens: number;
-}
-
-export type ApprovalModeSetting = 'never' | 'risky' | 'always';
-
-export interface ReviewSettings {
-  /** User ids who may decide on any thread's sections besides its owner (TALLY_REVIEWERS). */
-  reviewers: string[];
-  /** Approval mode of threads that set none (TALLY_APPROVE). */
-  approve: ApprovalModeSetting;
-  /**
-   * Per-channel defaults: thread-key prefix → mode, longest prefix wins (TALLY_APPROVE_CHANNELS,
-   * e.g. `slack:T1:C123=always,discord:G1=risky`).
-   */
-  approveChannels: Array<{ prefix: string; mode: ApprovalModeSetting }>;
-  /** `risky`: extractions above this many rows ask first (TALLY_APPROVE_EXTRACT_ROWS). */
-  extractBudgetRows: number;
-  /** Where playbooks saved from accepted reports are written and read from (TALLY_PLAYBOOK_DIR). */
-  playbookDir: string;
-  /** Files people share in a thread above this size are refused (TALLY_MAX_UPLOAD_MB). */
-  maxUploadBytes: number;
-}
-
 /** The approval mode for a thread that has not set one: its channel's, else the default. */
 export function approvalModeFor(settings: ReviewSettings, threadKey: string): ApprovalModeSetting {
   const matches = settings.approveChannels.filter((entry) => threadKey.startsWith(entry.prefix));
@@ -181,51 +114,9 @@ export function approvalModeFor(settings: ReviewSettings, threadKey: string): Ap
   return best?.mode ?? settings.approve;
 }
 
-export interface SlackSettings {
-  botToken: string;
-  /** Socket Mode when set (the default way to connect). */
-  appToken: string | undefined;
-  /** The HTTP Events API when set and no app token is. */
-  signingSecret: string | undefined;
-  port: number;
-  /** The Web API's base URL; only for a stand-in. */
-  apiUrl: string | undefined;
-  allowedChannels: string[];
-  allowedUsers: string[];
-}
-
-export interface DiscordSettings {
-  token: string;
-  /** Slash commands are registered in this guild (instant); globally otherwise. */
-  guildId: string | undefined;
-  /** The REST base URL; only for a stand-in. */
-  apiUrl: string | undefined;
-  allowedGuilds: string[];
-  allowedChannels: string[];
-  /** Members with one of these roles decide in any thread. */
-  reviewerRoles: string[];
-}
-
-export interface Config {
-  /** Data directory (workspaces, local store, demo output), absolute. */
-  home: string;
-  /** Names this process's containers, so start-up reaps only its own orphans. */
-  instance: string;
-  logLevel: string;
-  docker: DockerEndpoint;
-  sandbox: SandboxSettings;
-  /** The first is the default. Without DATABASE_URL: the embedded demo database in TALLY_HOME. */
-  databases: DatabaseSettings[];
-  databaseLimits: DatabaseLimitSettings;
-  llm: LlmSettings;
-  agent: AgentLimitSettings;
-  review: ReviewSettings;
-  /** Present when SLACK_BOT_TOKEN is set. */
-  slack: SlackSettings | undefined;
-  /** Present when DISCORD_TOKEN is set. */
-  discord: DiscordSettings | undefined;
-  /** keyv on Redis when set (several replicas); else a SQLite file in TALLY_HOME. */
-  redisUrl: string | undefined;
+/** As many kernels as three quarters of the host's memory holds at TALLY_SANDBOX_MEMORY_MB each. */
+function defaultMaxKernels(memoryMb: number): number {
+  return Math.max(1, Math.floor((totalmem() * 0.75) / (memoryMb * 1024 * 1024)));
 }
 
 function dockerEndpoint(value: string | undefined): DockerEndpoint {
@@ -291,6 +182,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
       tmpMb: e.TALLY_SANDBOX_TMP_MB,
       fileSizeMb: e.TALLY_SANDBOX_FILE_SIZE_MB,
       poolSize: e.TALLY_SANDBOX_POOL_SIZE,
+      poolMax: Math.max(e.TALLY_SANDBOX_POOL_SIZE, e.TALLY_SANDBOX_POOL_MAX ?? (e.TALLY_SANDBOX_POOL_SIZE > 0 ? 4 : 0)),
+      startConcurrency: e.TALLY_SANDBOX_START_CONCURRENCY,
+      maxKernels: e.TALLY_MAX_KERNELS ?? defaultMaxKernels(e.TALLY_SANDBOX_MEMORY_MB),
       idleTtlMs: e.TALLY_SANDBOX_IDLE_TTL_MS,
       cellTimeoutMs: e.TALLY_CELL_TIMEOUT_MS,
       outputLimitBytes: e.TALLY_OUTPUT_LIMIT_BYTES,
@@ -344,6 +238,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
         }
       : undefined,
     redisUrl: e.REDIS_URL,
+    operations: {
+      lockTtlMs: e.TALLY_LOCK_TTL_MS,
+      httpPort: e.TALLY_HTTP_PORT,
+      shutdownGraceMs: e.TALLY_SHUTDOWN_GRACE_MS,
+    },
     databaseLimits: {
       queryTimeoutMs: e.TALLY_QUERY_TIMEOUT_MS,
       extractTimeoutMs: e.TALLY_EXTRACT_TIMEOUT_MS,

@@ -78,15 +78,34 @@ export class SandboxImageMissingError extends AppError {
   }
 }
 
+/** Why a kernel did not start: the first two pass (its start is retried), the others need a change. */
+export type KernelStartFailure = 'overloaded' | 'engine' | 'out_of_memory' | 'exited';
+
 export class KernelStartError extends AppError {
-  constructor(reason: string, details: Record<string, unknown> = {}, cause?: unknown) {
-    super(
-      'KERNEL_START_FAILED',
-      `The sandbox kernel did not start: ${reason}. Check the image (TALLY_SANDBOX_IMAGE) and limits (TALLY_SANDBOX_MEMORY_MB).`,
-      { details, cause },
-    );
+  readonly failure: KernelStartFailure;
+
+  constructor(failure: KernelStartFailure, reason: string, details: Record<string, unknown> = {}, cause?: unknown) {
+    super('KERNEL_START_FAILED', `The sandbox kernel did not start: ${reason}. ${KERNEL_START_ADVICE[failure]}`, {
+      details: { ...details, failure },
+      cause,
+    });
+    this.failure = failure;
+  }
+
+  /** Passing trouble (a busy machine or engine): the same start may well succeed later. */
+  get transient(): boolean {
+    return this.failure === 'overloaded' || this.failure === 'engine';
   }
 }
+
+const KERNEL_START_ADVICE: Record<KernelStartFailure, string> = {
+  overloaded:
+    'The machine was too busy starting other kernels; tally tries again. If it keeps happening, lower TALLY_SANDBOX_START_CONCURRENCY or TALLY_MAX_KERNELS',
+  engine:
+    'The Docker engine failed the request; tally tries again. Check the engine (DOCKER_HOST) if it keeps happening',
+  out_of_memory: 'It ran out of memory while starting: raise TALLY_SANDBOX_MEMORY_MB',
+  exited: 'Check the image (TALLY_SANDBOX_IMAGE): its driver could not start',
+};
 
 export class KernelClosedError extends AppError {
   constructor(sessionId: string) {

@@ -97,13 +97,29 @@ export interface Kernel {
   interrupt(): Promise<void>;
   /** Starts a fresh interpreter and replays the journal. */
   restart(): Promise<KernelRestart>;
+  /**
+   * Marks the kernel in use (a turn is working with it) until the returned function is called, so
+   * it is not parked to make room for another thread meanwhile. Holds nest; releasing twice is harmless.
+   */
+  hold(): () => void;
   /** Removes the container and the workspace. Idempotent. */
   dispose(): Promise<void>;
 }
 
+export interface AcquireOptions {
+  /**
+   * Told once when the session has to wait for its kernel to start (the machine is at its start or
+   * kernel limit): how many sessions are ahead of it.
+   */
+  onQueued?: (ahead: number) => void;
+}
+
 export interface Sandbox {
-  /** The session's kernel: the live one, else one from the warm pool, else a new one. */
-  acquire(sessionId: string): Promise<Kernel>;
+  /**
+   * The session's kernel: the live one, else one from the warm pool, else a new one (started in
+   * turn with other sessions' starts; a start that fails for a passing reason is retried).
+   */
+  acquire(sessionId: string, options?: AcquireOptions): Promise<Kernel>;
   /** Disposes every kernel and the pool. */
   close(): Promise<void>;
 }

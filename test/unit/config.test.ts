@@ -1,3 +1,4 @@
+import { availableParallelism, totalmem } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { ConfigError } from '../../src/errors.js';
@@ -38,6 +39,28 @@ describe('loadConfig', () => {
     expect(loadConfig({ DOCKER_HOST: 'unix:///run/user/1000/docker.sock' }).docker).toEqual({
       socketPath: '/run/user/1000/docker.sock',
     });
+  });
+
+  it('sizes capacity from the host, and reads the operating settings', () => {
+    const defaults = loadConfig({ TALLY_SANDBOX_MEMORY_MB: '512' });
+    expect(defaults.sandbox.maxKernels).toBe(Math.max(1, Math.floor((totalmem() * 0.75) / (512 * 1024 * 1024))));
+    expect(defaults.sandbox.startConcurrency).toBe(availableParallelism());
+    expect(defaults.sandbox.poolMax).toBe(4);
+    expect(defaults.operations).toEqual({ lockTtlMs: 20_000, httpPort: undefined, shutdownGraceMs: 30_000 });
+    expect(loadConfig({ TALLY_SANDBOX_POOL_SIZE: '0' }).sandbox.poolMax).toBe(0); // 0 still disables the pool
+    const set = loadConfig({
+      TALLY_MAX_KERNELS: '5',
+      TALLY_SANDBOX_START_CONCURRENCY: '3',
+      TALLY_SANDBOX_POOL_SIZE: '2',
+      TALLY_SANDBOX_POOL_MAX: '8',
+      TALLY_LOCK_TTL_MS: '5000',
+      TALLY_HTTP_PORT: '0',
+      TALLY_SHUTDOWN_GRACE_MS: '1000',
+    });
+    expect(set.sandbox).toMatchObject({ maxKernels: 5, startConcurrency: 3, poolSize: 2, poolMax: 8 });
+    expect(set.operations).toEqual({ lockTtlMs: 5000, httpPort: 0, shutdownGraceMs: 1000 });
+    expect(() => loadConfig({ TALLY_MAX_KERNELS: '0' })).toThrow(/TALLY_MAX_KERNELS/);
+    expect(() => loadConfig({ TALLY_LOCK_TTL_MS: '10' })).toThrow(/TALLY_LOCK_TTL_MS/);
   });
 
   it('defaults to the embedded demo database and reads named ones', () => {

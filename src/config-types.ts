@@ -1,0 +1,144 @@
+/** The shape of tally's configuration: what `loadConfig` (config.ts) builds from the environment. */
+
+/** Where the Docker engine is: a unix socket, or a host and port over plain HTTP. */
+export type DockerEndpoint = { socketPath: string } | { host: string; port: number; protocol: 'http' };
+
+export interface SandboxSettings {
+  /** Image reference; undefined means the content-hashed tag built from `sandbox/`. */
+  image: string | undefined;
+  memoryMb: number;
+  cpus: number;
+  pidsLimit: number;
+  tmpMb: number;
+  /** Largest file a kernel may write, in MiB (RLIMIT_FSIZE); /workspace has no total quota. */
+  fileSizeMb: number;
+  poolSize: number;
+  /** The warm pool grows with the arrival rate of new threads up to this (TALLY_SANDBOX_POOL_MAX). */
+  poolMax: number;
+  /** Kernel starts at once (TALLY_SANDBOX_START_CONCURRENCY; default: the host's cores). */
+  startConcurrency: number;
+  /**
+   * Kernels at once (TALLY_MAX_KERNELS; default: three quarters of the host's memory divided by
+   * TALLY_SANDBOX_MEMORY_MB). At the cap idle kernels are parked and new threads wait in line.
+   */
+  maxKernels: number;
+  idleTtlMs: number;
+  cellTimeoutMs: number;
+  outputLimitBytes: number;
+}
+
+/** Running tally as a service: locks, the health and metrics endpoint, shutdown. */
+export interface OperationSettings {
+  /** A thread's lock expires this long after its holder stops renewing it (TALLY_LOCK_TTL_MS). */
+  lockTtlMs: number;
+  /** Where /healthz, /readyz and /metrics listen (TALLY_HTTP_PORT); 0 picks a free port. */
+  httpPort: number | undefined;
+  /** On SIGTERM, running turns get this long to finish (TALLY_SHUTDOWN_GRACE_MS). */
+  shutdownGraceMs: number;
+}
+
+/** A database tally may read: `mysql://…` or `sqlite:path`. */
+export interface DatabaseSettings {
+  /** How people and the model name it, e.g. `telco_db`. */
+  name: string;
+  url: string;
+  /** The demo database tally builds itself in TALLY_HOME when no DATABASE_URL is set. */
+  embedded?: boolean;
+}
+
+export interface DatabaseLimitSettings {
+  queryTimeoutMs: number;
+  extractTimeoutMs: number;
+  extractMaxRows: number;
+  extractMaxBytes: number;
+}
+
+export interface LlmSettings {
+  /** Any OpenAI-compatible endpoint; undefined means no model (the demo runs a recorded script). */
+  baseUrl: string | undefined;
+  /** Secret: never logged, never sent to the sandbox. */
+  apiKey: string | undefined;
+  model: string;
+  /** Model per stage (LLM_MODEL_<STAGE>, e.g. LLM_MODEL_PLAN), overriding `model`. */
+  stageModels: Record<string, string>;
+  /**
+   * Embedding model on the same endpoint (LLM_EMBEDDING_MODEL, e.g. `text-embedding-3-small`); unset
+   * means no embeddings, and playbooks are ranked by BM25 alone.
+   */
+  embeddingModel?: string;
+  timeoutMs: number;
+  maxRetries: number;
+}
+
+export interface AgentLimitSettings {
+  /** Tokens of conversation history sent to the model; older turns are summarised beyond it. */
+  contextTokens: number;
+}
+
+export type ApprovalModeSetting = 'never' | 'risky' | 'always';
+
+export interface ReviewSettings {
+  /** User ids who may decide on any thread's sections besides its owner (TALLY_REVIEWERS). */
+  reviewers: string[];
+  /** Approval mode of threads that set none (TALLY_APPROVE). */
+  approve: ApprovalModeSetting;
+  /**
+   * Per-channel defaults: thread-key prefix → mode, longest prefix wins (TALLY_APPROVE_CHANNELS,
+   * e.g. `slack:T1:C123=always,discord:G1=risky`).
+   */
+  approveChannels: Array<{ prefix: string; mode: ApprovalModeSetting }>;
+  /** `risky`: extractions above this many rows ask first (TALLY_APPROVE_EXTRACT_ROWS). */
+  extractBudgetRows: number;
+  /** Where playbooks saved from accepted reports are written and read from (TALLY_PLAYBOOK_DIR). */
+  playbookDir: string;
+  /** Files people share in a thread above this size are refused (TALLY_MAX_UPLOAD_MB). */
+  maxUploadBytes: number;
+}
+
+export interface SlackSettings {
+  botToken: string;
+  /** Socket Mode when set (the default way to connect). */
+  appToken: string | undefined;
+  /** The HTTP Events API when set and no app token is. */
+  signingSecret: string | undefined;
+  port: number;
+  /** The Web API's base URL; only for a stand-in. */
+  apiUrl: string | undefined;
+  allowedChannels: string[];
+  allowedUsers: string[];
+}
+
+export interface DiscordSettings {
+  token: string;
+  /** Slash commands are registered in this guild (instant); globally otherwise. */
+  guildId: string | undefined;
+  /** The REST base URL; only for a stand-in. */
+  apiUrl: string | undefined;
+  allowedGuilds: string[];
+  allowedChannels: string[];
+  /** Members with one of these roles decide in any thread. */
+  reviewerRoles: string[];
+}
+
+export interface Config {
+  /** Data directory (workspaces, local store, demo output), absolute. */
+  home: string;
+  /** Names this process's containers, so start-up reaps only its own orphans. */
+  instance: string;
+  logLevel: string;
+  docker: DockerEndpoint;
+  sandbox: SandboxSettings;
+  /** The first is the default. Without DATABASE_URL: the embedded demo database in TALLY_HOME. */
+  databases: DatabaseSettings[];
+  databaseLimits: DatabaseLimitSettings;
+  llm: LlmSettings;
+  agent: AgentLimitSettings;
+  review: ReviewSettings;
+  /** Present when SLACK_BOT_TOKEN is set. */
+  slack: SlackSettings | undefined;
+  /** Present when DISCORD_TOKEN is set. */
+  discord: DiscordSettings | undefined;
+  /** keyv on Redis when set (several replicas); else a SQLite file in TALLY_HOME. */
+  redisUrl: string | undefined;
+  operations: OperationSettings;
+}
