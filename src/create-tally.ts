@@ -111,6 +111,7 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     approvalMode: (threadKey) => approvalModeFor(config.review, threadKey),
     playbookDir: config.review.playbookDir,
     maxUploadBytes: config.review.maxUploadBytes,
+    lockTtlMs: config.operations.lockTtlMs,
     onPlaybookSaved: async (path) => agent.addPlaybook(parsePlaybook(path, await readFile(path, 'utf8'))),
     logger: logger.child({ component: 'sessions' }),
   });

@@ -5,7 +5,7 @@
 import type { Logger } from '../logger.js';
 import type { Post } from '../ports/chat.js';
 import type { Database } from '../ports/database.js';
-import type { CompletionParams, LlmClient } from '../ports/llm.js';
+import type { ChatMessage, CompletionParams, LlmClient } from '../ports/llm.js';
 import type { Kernel } from '../ports/sandbox.js';
 import type { LogEvent } from '../sessions/session-log.js';
 import { type ApprovalDecision, type ApprovalMode, gated, runHeldCall } from './approval.js';
@@ -59,12 +59,20 @@ export interface TurnRequest {
   record: ToolContext['record'];
   work: Workbench;
   log: (event: LogEvent) => Promise<void>;
-  /** How a paused turn resumes: the review decision as the call's result, or the approval decision. */
+  /**
+   * How a paused turn resumes: the review decision as the call's result, or the approval decision;
+   * `continue` goes on with a turn that was interrupted (tally restarted) from its last checkpoint.
+   */
   resume?: Resume;
+  /** Saves the conversation as it stands; called after every model reply and tool result. */
+  checkpoint?: () => Promise<void>;
   signal: AbortSignal;
 }
 
-export type Resume = { kind: 'review'; result: string } | ({ kind: 'approval' } & ApprovalDecision);
+export type Resume =
+  | { kind: 'review'; result: string }
+  | ({ kind: 'approval' } & ApprovalDecision)
+  | { kind: 'continue' };
 
 export class Agent {
   constructor(private readonly options: AgentOptions) {}
@@ -91,7 +99,10 @@ export class Agent {
     delete conversation.pending;
     let plan = '';
     let playbook = this.playbook(conversation.playbook);
-    if (pending?.kind === 'review' || pending?.kind === 'approval' || pending?.kind === 'tool') {
+    if (request.resume?.kind === 'continue' && conversation.inTurn) {
+      plan = conversation.inTurn.plan;
+      answerInterruptedCalls(conversation.messages);
+    } else if (pending?.kind === 'review' || pending?.kind === 'approval' || pending?.kind === 'tool') {
       const content = await this.resume(pending, request, context);
       conversation.messages.push({ role: 'tool', toolCallId: pending.callId, content });
     } else {
@@ -99,6 +110,8 @@ export class Agent {
       if (typeof opened === 'string') return opened;
       ({ plan, playbook } = opened);
     }
+    conversation.inTurn = { plan };
+    await request.checkpoint?.();
     const summarised = await fitToBudget({
       messages: conversation.messages,
       budgetTokens: this.options.contextTokens ?? 48_000,
@@ -123,6 +136,7 @@ export class Agent {
       ),
       context,
       params: this.params('act', settings),
+      ...(request.checkpoint ? { checkpoint: request.checkpoint } : {}),
       stopWhen: [
         whenAsked,
         afterFailures(this.options.maxRepairs ?? 3),
@@ -143,6 +157,7 @@ export class Agent {
         });
       },
     });
+    delete conversation.inTurn;
     return finishTurn(result, conversation, emit);
   }
 
@@ -278,5 +293,28 @@ export class Agent {
       maxTokens: prompt.maxTokens,
       ...(model ? { model } : {}),
     };
+  }
+}
+
+/**
+ * Tool calls of the last model reply that have no result: tally stopped while they ran. The model
+ * is told so (the kernel kept what succeeded: its journal was replayed) rather than left with calls
+ * the API would refuse as unanswered.
+ */
+function answerInterruptedCalls(messages: ChatMessage[]): void {
+  const last = messages.findLastIndex((message) => message.role === 'assistant');
+  const reply = messages[last];
+  if (reply?.role !== 'assistant' || !reply.toolCalls?.length) return;
+  const answered = new Set(
+    messages.slice(last + 1).flatMap((message) => (message.role === 'tool' ? [message.toolCallId] : [])),
+  );
+  for (const call of reply.toolCalls) {
+    if (answered.has(call.id)) continue;
+    messages.push({
+      role: 'tool',
+      toolCallId: call.id,
+      content:
+        'Interrupted: tally restarted before this call finished. Variables made by cells that had finished are back in the kernel; check before running it again.',
+    });
   }
 }

@@ -23,6 +23,11 @@ export interface Conversation {
   request?: string;
   /** Cells and charts since the last section draft: the work behind the next section. */
   work: { cells: Cell[]; figures: Figure[] };
+  /**
+   * Set while the agent's loop works on a request (saved after every tool call), with the plan it
+   * follows: a turn interrupted by a crash or a shutdown goes on from here instead of starting over.
+   */
+  inTurn?: { plan: string };
 }
 
 export const emptyConversation = (): Conversation => ({ messages: [], work: { cells: [], figures: [] } });

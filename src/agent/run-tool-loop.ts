@@ -21,6 +21,8 @@ export interface ToolLoopOptions {
   beforeToolCall?: (call: ToolCall) => Promise<void> | void;
   /** Told about every tool call and its outcome (logging). */
   onToolCall?: (call: ToolCall, outcome: ToolOutcome) => Promise<void> | void;
+  /** Saves the conversation after every model reply and tool result, so an interrupted turn can go on. */
+  checkpoint?: () => Promise<void>;
 }
 
 export type ToolLoopResult =
@@ -57,6 +59,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     state.steps += 1;
     state.tokens += completion.usage.promptTokens + completion.usage.completionTokens;
     messages.push(completion.message);
+    await options.checkpoint?.();
     if (completion.toolCalls.length === 0) return { reason: 'answered', text: completion.message.content ?? '', state };
     state.lastTools = completion.toolCalls.map((call) => call.name);
     for (const call of completion.toolCalls) {
@@ -69,6 +72,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
         continue; // its tool result is the person's answer or decision, added when the turn resumes
       }
       messages.push({ role: 'tool', toolCallId: call.id, content: outcome.content });
+      await options.checkpoint?.();
       if (REPAIRABLE.has(call.name)) {
         if (outcome.failed) {
           state.consecutiveFailures += 1;

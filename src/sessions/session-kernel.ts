@@ -4,7 +4,7 @@
  * after a restart of tally).
  */
 import type { Database } from '../ports/database.js';
-import type { Kernel, Sandbox } from '../ports/sandbox.js';
+import type { AcquireOptions, Kernel, Sandbox } from '../ports/sandbox.js';
 import type { Store } from '../ports/store.js';
 import { type JournalEntry, journalKey } from './session-record.js';
 
@@ -26,8 +26,8 @@ export class SessionKernels {
     private readonly store: Store,
   ) {}
 
-  async acquire(threadKey: string): Promise<RestoredKernel> {
-    const kernel = await this.sandbox.acquire(threadKey);
+  async acquire(threadKey: string, options: AcquireOptions = {}): Promise<RestoredKernel> {
+    const kernel = await this.sandbox.acquire(threadKey, options);
     if (this.known.has(kernel)) return { kernel, replayed: 0, failed: 0 };
     this.known.add(kernel);
     let replayed = 0;

@@ -1,76 +1,112 @@
 /**
- * Routes inbound messages to their thread's session: one turn per thread at a time (messages that
- * arrive meanwhile wait their turn, none is lost; `stop` cancels the running turn at once), chat
- * commands, review and approval decisions, code the user runs themselves, and the agent for
- * everything else. Everything is written to the session's log.
+ * Routes inbound messages to their thread's session. Each message is written to the durable inbox
+ * first; then whoever holds the thread's lock (this process, or another replica on the same store)
+ * runs the thread's unfinished messages one turn at a time, in arrival order, and marks each done.
+ * The lock lives only while its holder renews it, so a dead replica's threads are free within the
+ * lock TTL, and `recover()` (at start-up and then periodically) picks up what was left unfinished.
+ * `stop` cancels the running turn at once; `shutdown()` stops taking messages, lets running turns
+ * finish up to a deadline and leaves the rest in the inbox for the next process.
  */
-import type { Agent, Resume } from '../agent/agent.js';
-import type { ApprovalMode } from '../agent/approval.js';
-import { emptyConversation } from '../agent/conversation.js';
-import { describeSettings, parseSetCommand } from '../agent/settings.js';
-import { AppError } from '../errors.js';
-import type { Logger } from '../logger.js';
-import type { Inbound, Post, ThreadKey } from '../ports/chat.js';
-import type { Store } from '../ports/store.js';
-import { ReportBook } from '../report/report-book.js';
-import {
-  decidePlaybook,
-  draftPlaybookFromReport,
-  exportThreadReport,
-  type ReportCommandOptions,
-} from './report-commands.js';
-import { feedbackTarget, handleApproval, handleReview } from './review-desk.js';
-import type { SessionKernels } from './session-kernel.js';
-import { postEvent, SESSIONS_LIST, SessionLog } from './session-log.js';
-import { lockName, newSession, type SessionRecord, sessionKey } from './session-record.js';
-import { sessionWorkbench } from './session-workbench.js';
-import { receiveFiles } from './shared-files.js';
-import { parseThreadCommand } from './thread-command.js';
-import { DONE, type Handled, isReviewer, type ThreadContext } from './thread-context.js';
-import { findUserCode } from './user-code.js';
-import { runUserCode } from './user-code-run.js';
+import { randomUUID } from 'node:crypto';
+import { AppError, KernelStartError, LockTimeoutError, SandboxEngineUnavailableError } from '../errors.js';
+import type { Inbound, ThreadKey } from '../ports/chat.js';
+import { type Metrics, NO_METRICS, type TurnEnd } from '../ports/metrics.js';
+import { Inbox, type NextMessage } from './inbox.js';
+import { type MessageTurnOptions, MessageTurns, TurnInterruptedError } from './message-turn.js';
+import { lockName } from './session-record.js';
 
-export interface SessionRouterOptions extends ReportCommandOptions {
-  agent: Agent;
-  kernels: SessionKernels;
-  store: Store;
-  /** Posts to a thread through whichever adapter it came from. */
-  post: (threadKey: ThreadKey, post: Post) => Promise<unknown>;
-  /** User ids who may decide on sections and cells in any thread, besides its owner. */
-  reviewers: readonly string[];
-  /** The approval mode of a thread that has not set one (its channel's default). */
-  approvalMode: (threadKey: ThreadKey) => ApprovalMode;
-  /** Files people share larger than this are refused. */
-  maxUploadBytes: number;
-  logger: Logger;
+export interface SessionRouterOptions extends MessageTurnOptions {
+  /** A thread's lock expires this long after its holder stops renewing it, in ms. Default 20 000. */
+  lockTtlMs?: number;
+  metrics?: Metrics;
 }
 
 const STOP = /^\s*(stop|cancel)\s*[.!]?\s*$/i;
+/** How long a replica waits for a thread another replica is working in (its turns can be long). */
+const THREAD_WAIT_MS = 6 * 60 * 60_000;
+/** A message whose turn was interrupted this often is given up on, so one bad message cannot loop. */
+const MAX_ATTEMPTS = 3;
 
 export class SessionRouter {
   private readonly queues = new Map<ThreadKey, Promise<void>>();
   private readonly running = new Map<ThreadKey, AbortController>();
+  /** Messages received here, with what the store cannot keep (shared files' downloads). */
+  private readonly received = new Map<string, Inbound>();
+  private readonly inbox: Inbox;
+  private readonly turns: MessageTurns;
+  private recovering: NodeJS.Timeout | undefined;
+  private stopping = false;
 
-  constructor(private readonly options: SessionRouterOptions) {}
+  constructor(private readonly options: SessionRouterOptions) {
+    this.inbox = new Inbox(options.store);
+    this.turns = new MessageTurns(options);
+  }
 
-  /** Resolves when this message has been handled (after the turns queued before it). */
-  handle(inbound: Inbound): Promise<void> {
+  private get metrics(): Metrics {
+    return this.options.metrics ?? NO_METRICS;
+  }
+
+  private get lockTtlMs(): number {
+    return this.options.lockTtlMs ?? 20_000;
+  }
+
+  /** Resolves when this message has been handled (after the messages before it in its thread). */
+  async handle(inbound: Inbound): Promise<void> {
     if (STOP.test(inbound.text) && !inbound.action) return this.stop(inbound.threadKey);
-    const previous = this.queues.get(inbound.threadKey) ?? Promise.resolve();
-    const next = previous.then(() =>
-      this.options.store.withLock(lockName(inbound.threadKey), () => this.turn(inbound), { ttlMs: 30 * 60_000 }),
-    );
-    const settled = next.catch((error: unknown) => this.fail(inbound.threadKey, error));
-    this.queues.set(inbound.threadKey, settled);
-    void settled.finally(() => {
-      if (this.queues.get(inbound.threadKey) === settled) this.queues.delete(inbound.threadKey);
+    const item = await this.inbox.add(inbound, randomUUID()).catch(async (error: unknown) => {
+      await this.fail(inbound.threadKey, error);
+      return undefined;
     });
-    return settled;
+    if (!item) return;
+    if (this.stopping) return; // written down: the next process runs it
+    this.received.set(item.id, inbound);
+    try {
+      await this.drain(inbound.threadKey, THREAD_WAIT_MS);
+    } finally {
+      this.received.delete(item.id);
+    }
   }
 
   /** Waits for every queued turn. */
   async idle(): Promise<void> {
     await Promise.all(this.queues.values());
+  }
+
+  /**
+   * Runs the unfinished messages of threads no one is working on: those of a process that died, or
+   * that were put back because no kernel could start. Resolves with the threads it took up.
+   */
+  async recover(): Promise<number> {
+    if (this.stopping) return 0;
+    const threads = (await this.inbox.unfinishedThreads()).filter((threadKey) => !this.queues.has(threadKey));
+    for (const threadKey of threads) void this.drain(threadKey, 0);
+    return threads.length;
+  }
+
+  /** Calls recover() now and then every `everyMs` (default: the lock TTL) until shutdown. */
+  startRecovering(everyMs = this.lockTtlMs): void {
+    const sweep = () =>
+      this.recover().catch((error: unknown) => this.options.logger.warn({ err: error }, 'inbox recovery failed'));
+    void sweep();
+    this.recovering = setInterval(sweep, everyMs);
+    this.recovering.unref();
+  }
+
+  /**
+   * Stops taking messages, lets running turns finish for up to `graceMs`, then interrupts the rest:
+   * their messages stay unfinished in the inbox and the next process goes on with them.
+   */
+  async shutdown(graceMs: number): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.recovering);
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs);
+    });
+    await Promise.race([this.idle(), deadline]);
+    clearTimeout(timer);
+    for (const controller of this.running.values()) controller.abort(new TurnInterruptedError());
+    await this.idle();
   }
 
   private async stop(threadKey: ThreadKey): Promise<void> {
@@ -82,177 +118,101 @@ export class SessionRouter {
     controller.abort();
   }
 
-  private async turn(inbound: Inbound): Promise<void> {
-    const { store } = this.options;
-    const { threadKey } = inbound;
-    const stored = await store.get<SessionRecord>(sessionKey(threadKey));
-    const session = stored ?? newSession(threadKey, inbound.user.id, inbound.receivedAt);
-    if (!stored) await store.append(SESSIONS_LIST, threadKey);
-    session.conversation = { ...emptyConversation(), ...session.conversation };
-    const log = new SessionLog(store, threadKey);
-    const emit = async (post: Post) => {
-      await this.options.post(threadKey, post);
-      const event = postEvent(post);
-      if (event) await log.append(event);
-    };
-    await log.append({
-      kind: 'message',
-      user: inbound.user.id,
-      text: inbound.text,
-      ...(inbound.action ? { action: inbound.action } : {}),
+  /**
+   * Queues a run of the thread's unfinished messages behind this process's earlier ones. `waitMs` 0
+   * gives up at once when another replica holds the thread (it is working there already).
+   */
+  private drain(threadKey: ThreadKey, waitMs: number): Promise<void> {
+    const previous = this.queues.get(threadKey) ?? Promise.resolve();
+    const next = previous.then(() =>
+      this.options.store.withLock(lockName(threadKey), () => this.runUnfinished(threadKey), {
+        ttlMs: this.lockTtlMs,
+        waitMs,
+      }),
+    );
+    const settled = next.catch((error: unknown) => {
+      if (error instanceof LockTimeoutError && waitMs === 0) return;
+      return this.fail(threadKey, error);
     });
-    const thread: ThreadContext = {
-      inbound,
-      session,
-      book: new ReportBook(store, threadKey),
-      log,
-      emit,
-      reviewers: this.options.reviewers,
-    };
-    try {
-      const handled = await this.dispatch(thread);
-      if (handled.kind !== 'done') await this.work(thread, handled);
-    } finally {
-      await store.set(sessionKey(threadKey), session);
-    }
+    this.queues.set(threadKey, settled);
+    void settled.finally(() => {
+      if (this.queues.get(threadKey) === settled) this.queues.delete(threadKey);
+    });
+    return settled;
   }
 
-  /** Settings, report commands and decisions; what is left is work for the agent or the kernel. */
-  private async dispatch(thread: ThreadContext): Promise<Handled> {
-    const { inbound, session, emit } = thread;
-    const set = parseSetCommand(inbound.text, session.settings);
-    if (set && !inbound.action) {
-      if ('error' in set) await emit({ kind: 'error', text: set.error });
+  /** Holding the thread's lock: runs its unfinished messages in order until none is left. */
+  private async runUnfinished(threadKey: ThreadKey): Promise<void> {
+    for (;;) {
+      if (this.stopping) return;
+      const next = await this.inbox.next(threadKey);
+      if (!next) return;
+      if (next.attempts >= MAX_ATTEMPTS) {
+        await this.options.post(threadKey, {
+          kind: 'error',
+          text: `I gave up on "${clip(next.item.inbound.text)}": my work on it was interrupted ${next.attempts} times. Send it again if you still need it.`,
+        });
+        await this.inbox.finish(threadKey, next);
+        continue;
+      }
+      await this.inbox.begin(threadKey, next);
+      const end = await this.runOne(threadKey, next);
+      if (end === 'done' || end === 'failed') await this.inbox.finish(threadKey, next);
       else {
-        session.settings = set.settings;
-        await emit({ kind: 'text', markdown: `Settings: ${describeSettings(session.settings)}` });
-      }
-      return DONE;
-    }
-    const command = parseThreadCommand(inbound);
-    const pending = session.conversation.pending;
-    if (command?.kind === 'export') return exportThreadReport(thread, this.options);
-    if (command?.kind === 'save-playbook') return draftPlaybookFromReport(thread, this.options, command.title);
-    if (command?.kind === 'reset') {
-      await this.options.kernels.reset(inbound.threadKey);
-      session.conversation.work = { cells: [], figures: [] };
-      session.conversation.messages.push({
-        role: 'user',
-        content: '[The kernel was reset: variables, DataFrames and shared files from before are gone.]',
-      });
-      await emit({
-        kind: 'text',
-        markdown: 'Fresh kernel: the variables and files from before are gone. The conversation and the report stay.',
-      });
-      return DONE;
-    }
-    if (command?.kind === 'review') {
-      const forPlaybook =
-        command.section === 'playbook' || (!command.section && session.playbookDraft && !feedbackTarget(thread));
-      return forPlaybook ? decidePlaybook(thread, this.options, command.action) : handleReview(thread, command);
-    }
-    if (pending?.kind === 'approval' && (command?.kind === 'approval' || !findUserCode(inbound.text))) {
-      // A reply that is not a decision skips the cell and reaches the model as the user's words.
-      return handleApproval(thread, pending, command?.kind === 'approval' ? command : undefined);
-    }
-    if (command?.kind === 'approval') {
-      await emit({ kind: 'text', markdown: 'No cell is waiting for approval.' });
-      return DONE;
-    }
-    const target = feedbackTarget(thread);
-    if (target && !findUserCode(inbound.text)) {
-      if (!isReviewer(thread)) {
-        await emit({
-          kind: 'notice',
-          userId: inbound.user.id,
-          text: `This thread is waiting for a review of ${target.section} by the person who started it or a reviewer.`,
-        });
-        return DONE;
-      }
-      return handleReview(thread, { kind: 'review', action: 'revise', ...target, feedback: inbound.text });
-    }
-    return { kind: 'request', text: inbound.text };
-  }
-
-  /** Runs the agent (a request, or a paused turn resuming) or the user's own code. */
-  private async work(thread: ThreadContext, handled: Exclude<Handled, { kind: 'done' }>): Promise<void> {
-    const { inbound, session, emit } = thread;
-    const { threadKey } = inbound;
-    const controller = new AbortController();
-    this.running.set(threadKey, controller);
-    const work = sessionWorkbench({ book: thread.book, conversation: session.conversation, log: thread.log });
-    const kernel = async () => {
-      const restored = await this.options.kernels.acquire(threadKey);
-      if (restored.replayed + restored.failed > 0) {
-        await emit({
-          kind: 'status',
-          text: `Restored this session's kernel: ${restored.replayed} steps replayed${restored.failed ? `, ${restored.failed} failed` : ''}.`,
-        });
-      }
-      return restored.kernel;
-    };
-    const record = async (entry: Parameters<SessionKernels['record']>[1]) => {
-      await this.options.kernels.record(threadKey, entry);
-    };
-    try {
-      let text = handled.kind === 'request' ? handled.text : inbound.text;
-      if (inbound.files?.length) {
-        const received = await receiveFiles(inbound.files, {
-          threadKey,
-          maxBytes: this.options.maxUploadBytes,
-          kernel,
-          store: this.options.store,
-          record,
-        });
-        for (const line of received.refused) await emit({ kind: 'error', text: `Not taken: ${line}` });
-        if (received.delivered.length > 0) {
-          const note = `[Shared files, readable in the kernel: ${received.delivered.join(', ')}]`;
-          if (text.trim() === '') {
-            session.conversation.messages.push({ role: 'user', content: note });
-            await emit({ kind: 'text', markdown: `Got it: ${received.delivered.join(', ')}. Ask me about it.` });
-            return;
-          }
-          text = `${text}\n\n${note}`;
-        }
-        if (text.trim() === '') return;
-      }
-      const code = handled.kind === 'request' ? findUserCode(text) : undefined;
-      if (code) {
-        await runUserCode(code, {
-          kernel,
-          record,
-          emit,
-          work,
-          databases: this.options.databases,
-          signal: controller.signal,
-        });
+        if (end === 'deferred') await this.inbox.defer(threadKey, next);
         return;
       }
-      const resume: Resume | undefined = handled.kind === 'resume' ? handled.resume : undefined;
-      await this.options.agent.runTurn({
-        text,
-        conversation: session.conversation,
-        settings: { ...session.settings, approve: session.settings.approve ?? this.options.approvalMode(threadKey) },
-        kernel,
-        emit,
-        record,
-        work,
-        log: (event) => thread.log.append(event),
-        signal: controller.signal,
-        ...(resume ? { resume } : {}),
-      });
-    } catch (error) {
-      if (!controller.signal.aborted) throw error;
-      await emit({ kind: 'text', markdown: 'Stopped. The session and its variables are kept.' });
-    } finally {
-      this.running.delete(threadKey);
     }
   }
 
-  private async fail(threadKey: ThreadKey, error: unknown): Promise<void> {
+  private async runOne(threadKey: ThreadKey, next: NextMessage): Promise<TurnEnd> {
+    const inbound = this.received.get(next.item.id) ?? restoredInbound(next);
+    const controller = new AbortController();
+    this.running.set(threadKey, controller);
+    const ended = this.metrics.turnStarted();
+    let end: TurnEnd = 'done';
+    try {
+      await this.turns.run(inbound, next.interrupted, controller);
+    } catch (error) {
+      end = error instanceof TurnInterruptedError ? 'interrupted' : isPassing(error) ? 'deferred' : 'failed';
+      if (end !== 'interrupted') await this.fail(threadKey, error, end === 'deferred');
+    } finally {
+      this.running.delete(threadKey);
+      ended(end);
+    }
+    return end;
+  }
+
+  private async fail(threadKey: ThreadKey, error: unknown, kept = false): Promise<void> {
     this.options.logger.error({ err: error, threadKey }, 'turn failed');
-    const text =
+    this.metrics.errorSeen(error instanceof AppError ? error.code : 'UNEXPECTED');
+    const said =
       error instanceof AppError ? error.message : 'Something went wrong on my side; the details are in the log.';
+    const text = kept ? `${said}\n\nYour message is kept: I will run it as soon as a kernel can start.` : said;
     await this.options.post(threadKey, { kind: 'error', text }).catch(() => {});
   }
+}
+
+/** Trouble that passes on its own (no kernel could start now): the message is kept and run later. */
+function isPassing(error: unknown): boolean {
+  return (error instanceof KernelStartError && error.transient) || error instanceof SandboxEngineUnavailableError;
+}
+
+/** A message read back from the store: files shared with it can no longer be fetched. */
+function restoredInbound(next: NextMessage): Inbound {
+  const { files, ...inbound } = next.item.inbound;
+  if (!files?.length) return inbound;
+  return {
+    ...inbound,
+    files: files.map((file) => ({
+      ...file,
+      download: () =>
+        Promise.reject(new Error(`${file.name} was shared before tally restarted and cannot be fetched again`)),
+    })),
+  };
+}
+
+function clip(text: string): string {
+  const line = text.trim().split('\n')[0] ?? '';
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }

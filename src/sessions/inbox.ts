@@ -1,0 +1,118 @@
+/**
+ * The durable inbox: every inbound message is written to the store before its turn starts and
+ * marked done when the turn ends, so a message being worked on when a process dies is picked up
+ * again (by a restarted process, or by another replica) instead of being lost. Chat platforms do not
+ * redeliver an event they had acknowledged.
+ *
+ * Per thread: the list `inbox:<thread>` of messages in arrival order, `inbox-done:<thread>` (how many
+ * of them are finished) and `inbox-begun:<thread>` (the one a turn began on, and how often). Only
+ * the holder of the thread's lock reads and moves these, so each message runs at most once (again
+ * only when the turn that ran it never finished). The list `inbox:all` names every message's thread,
+ * so a process finds unfinished threads without knowing them; `inbox:all-cursor` skips its finished
+ * head.
+ */
+import type { Inbound, SharedFile, ThreadKey } from '../ports/chat.js';
+import type { Store } from '../ports/store.js';
+
+/** An inbound message as the store keeps it: shared files by name only (their download is not data). */
+export type StoredInbound = Omit<Inbound, 'files'> & { files?: Array<Omit<SharedFile, 'download'>> };
+
+export interface InboxItem {
+  id: string;
+  inbound: StoredInbound;
+  addedAt: number;
+}
+
+/** The next message a thread's lock holder should run. */
+export interface NextMessage {
+  item: InboxItem;
+  /** Its position in the thread's inbox. */
+  index: number;
+  /** A turn began on it before and never finished: the process died, or was stopped, meanwhile. */
+  interrupted: boolean;
+  /** Turns that began on it before this one. */
+  attempts: number;
+}
+
+interface Begun {
+  index: number;
+  attempts: number;
+  /** Put back on purpose (no kernel could start): trying again is no restart. */
+  deferred?: boolean;
+}
+
+const ALL = 'inbox:all';
+const CURSOR = 'inbox:all-cursor';
+const listKey = (threadKey: ThreadKey) => `inbox:${threadKey}`;
+const doneKey = (threadKey: ThreadKey) => `inbox-done:${threadKey}`;
+const begunKey = (threadKey: ThreadKey) => `inbox-begun:${threadKey}`;
+
+export class Inbox {
+  constructor(private readonly store: Store) {}
+
+  /** Writes a message down; resolves once it is in the store. */
+  async add(inbound: Inbound, id: string, now = Date.now()): Promise<InboxItem> {
+    const { files, ...rest } = inbound;
+    const stored: StoredInbound = {
+      ...rest,
+      ...(files?.length ? { files: files.map(({ name, mime, sizeBytes }) => ({ name, mime, sizeBytes })) } : {}),
+    };
+    const item: InboxItem = { id, inbound: stored, addedAt: now };
+    const length = await this.store.append(listKey(inbound.threadKey), item);
+    await this.store.append(ALL, { threadKey: inbound.threadKey, index: length - 1 });
+    return item;
+  }
+
+  /** The thread's first unfinished message, if any. Call it holding the thread's lock. */
+  async next(threadKey: ThreadKey): Promise<NextMessage | undefined> {
+    const index = await this.doneCount(threadKey);
+    const [item] = await this.store.range<InboxItem>(listKey(threadKey), index, 1);
+    if (!item) return undefined;
+    const begun = await this.store.get<Begun>(begunKey(threadKey));
+    const before = begun?.index === index ? begun : undefined;
+    return {
+      item,
+      index,
+      interrupted: before !== undefined && !before.deferred,
+      attempts: before?.attempts ?? 0,
+    };
+  }
+
+  /** A turn begins on the message. */
+  async begin(threadKey: ThreadKey, next: NextMessage): Promise<void> {
+    await this.store.set<Begun>(begunKey(threadKey), { index: next.index, attempts: next.attempts + 1 });
+  }
+
+  /** The message's turn ended (answered, or failed honestly): it is never run again. */
+  async finish(threadKey: ThreadKey, next: NextMessage): Promise<void> {
+    await this.store.set(doneKey(threadKey), next.index + 1);
+  }
+
+  /** Puts the message back to run later, without counting it as interrupted. */
+  async defer(threadKey: ThreadKey, next: NextMessage): Promise<void> {
+    await this.store.set<Begun>(begunKey(threadKey), { index: next.index, attempts: next.attempts, deferred: true });
+  }
+
+  /** Threads with unfinished messages, oldest first. */
+  async unfinishedThreads(): Promise<ThreadKey[]> {
+    const cursor = (await this.store.get<number>(CURSOR)) ?? 0;
+    const entries = await this.store.range<{ threadKey: ThreadKey; index: number }>(ALL, cursor);
+    const done = new Map<ThreadKey, number>();
+    const unfinished = new Set<ThreadKey>();
+    let finishedHead = 0;
+    for (const entry of entries) {
+      if (!done.has(entry.threadKey)) done.set(entry.threadKey, await this.doneCount(entry.threadKey));
+      if (entry.index < (done.get(entry.threadKey) ?? 0)) {
+        if (unfinished.size === 0) finishedHead += 1;
+      } else unfinished.add(entry.threadKey);
+    }
+    // Any value written here was a finished prefix when computed, so a race between replicas only
+    // leaves the cursor further back than it could be.
+    if (finishedHead > 0) await this.store.set(CURSOR, cursor + finishedHead);
+    return [...unfinished];
+  }
+
+  private async doneCount(threadKey: ThreadKey): Promise<number> {
+    return (await this.store.get<number>(doneKey(threadKey))) ?? 0;
+  }
+}

@@ -1,0 +1,262 @@
+/**
+ * One inbound message's turn in its thread: the session is loaded, the message logged, chat
+ * commands, review and approval decisions handled, code the user runs themselves run, and the agent
+ * run for everything else; the session is saved as the turn goes (after every tool call) and at its
+ * end. A turn that was interrupted (tally died or was stopped meanwhile) goes on from the last save.
+ */
+import type { Agent, Resume } from '../agent/agent.js';
+import type { ApprovalMode } from '../agent/approval.js';
+import { emptyConversation } from '../agent/conversation.js';
+import { describeSettings, parseSetCommand } from '../agent/settings.js';
+import type { Logger } from '../logger.js';
+import type { Inbound, Post, ThreadKey } from '../ports/chat.js';
+import type { Kernel } from '../ports/sandbox.js';
+import type { Store } from '../ports/store.js';
+import { ReportBook } from '../report/report-book.js';
+import {
+  decidePlaybook,
+  draftPlaybookFromReport,
+  exportThreadReport,
+  type ReportCommandOptions,
+} from './report-commands.js';
+import { feedbackTarget, handleApproval, handleReview } from './review-desk.js';
+import type { SessionKernels } from './session-kernel.js';
+import { postEvent, SESSIONS_LIST, SessionLog } from './session-log.js';
+import { newSession, type SessionRecord, sessionKey } from './session-record.js';
+import { sessionWorkbench } from './session-workbench.js';
+import { receiveFiles } from './shared-files.js';
+import { parseThreadCommand } from './thread-command.js';
+import { DONE, type Handled, isReviewer, type ThreadContext } from './thread-context.js';
+import { findUserCode } from './user-code.js';
+import { runUserCode } from './user-code-run.js';
+
+export interface MessageTurnOptions extends ReportCommandOptions {
+  agent: Agent;
+  kernels: SessionKernels;
+  store: Store;
+  /** Posts to a thread through whichever adapter it came from. */
+  post: (threadKey: ThreadKey, post: Post) => Promise<unknown>;
+  /** User ids who may decide on sections and cells in any thread, besides its owner. */
+  reviewers: readonly string[];
+  /** The approval mode of a thread that has not set one (its channel's default). */
+  approvalMode: (threadKey: ThreadKey) => ApprovalMode;
+  /** Files people share larger than this are refused. */
+  maxUploadBytes: number;
+  logger: Logger;
+}
+
+/** The reason a turn is aborted when tally stops: the message stays unfinished, to go on later. */
+export class TurnInterruptedError extends Error {
+  constructor() {
+    super('tally is stopping; the turn goes on when it is back');
+  }
+}
+
+export const RESTARTED_TEXT = 'tally restarted while working on this; continuing.';
+
+function queuedText(ahead: number): string {
+  const place = ahead === 0 ? 'you are next' : `${ahead} ${ahead === 1 ? 'thread is' : 'threads are'} ahead of you`;
+  return `Starting your session's kernel: many threads started at once, ${place}.`;
+}
+
+export class MessageTurns {
+  constructor(private readonly options: MessageTurnOptions) {}
+
+  /**
+   * Runs the turn of `inbound`; `interrupted` says a turn on it began before and never finished.
+   * Aborting `controller` stops it (with TurnInterruptedError as the reason, it is left unfinished).
+   */
+  async run(inbound: Inbound, interrupted: boolean, controller: AbortController): Promise<void> {
+    const { store } = this.options;
+    const { threadKey } = inbound;
+    const stored = await store.get<SessionRecord>(sessionKey(threadKey));
+    const session = stored ?? newSession(threadKey, inbound.user.id, inbound.receivedAt);
+    if (!stored) await store.append(SESSIONS_LIST, threadKey);
+    session.conversation = { ...emptyConversation(), ...session.conversation };
+    const log = new SessionLog(store, threadKey);
+    const emit = async (post: Post) => {
+      await this.options.post(threadKey, post);
+      const event = postEvent(post);
+      if (event) await log.append(event);
+    };
+    if (interrupted) await emit({ kind: 'text', markdown: RESTARTED_TEXT });
+    else {
+      await log.append({
+        kind: 'message',
+        user: inbound.user.id,
+        text: inbound.text,
+        ...(inbound.action ? { action: inbound.action } : {}),
+      });
+    }
+    const thread: ThreadContext = {
+      inbound,
+      session,
+      book: new ReportBook(store, threadKey),
+      log,
+      emit,
+      reviewers: this.options.reviewers,
+    };
+    let stopping = false;
+    try {
+      // Interrupted inside the agent's loop: go on from the last save rather than start over.
+      const handled: Handled =
+        interrupted && session.conversation.inTurn
+          ? { kind: 'resume', resume: { kind: 'continue' } }
+          : await this.dispatch(thread);
+      if (handled.kind !== 'done') await this.work(thread, handled, controller);
+    } catch (error) {
+      stopping = error instanceof TurnInterruptedError;
+      throw error;
+    } finally {
+      if (!stopping) delete session.conversation.inTurn;
+      await store.set(sessionKey(threadKey), session);
+    }
+  }
+
+  /** Settings, report commands and decisions; what is left is work for the agent or the kernel. */
+  private async dispatch(thread: ThreadContext): Promise<Handled> {
+    const { inbound, session, emit } = thread;
+    const set = parseSetCommand(inbound.text, session.settings);
+    if (set && !inbound.action) {
+      if ('error' in set) await emit({ kind: 'error', text: set.error });
+      else {
+        session.settings = set.settings;
+        await emit({ kind: 'text', markdown: `Settings: ${describeSettings(session.settings)}` });
+      }
+      return DONE;
+    }
+    const command = parseThreadCommand(inbound);
+    const pending = session.conversation.pending;
+    if (command?.kind === 'export') return exportThreadReport(thread, this.options);
+    if (command?.kind === 'save-playbook') return draftPlaybookFromReport(thread, this.options, command.title);
+    if (command?.kind === 'reset') {
+      await this.options.kernels.reset(inbound.threadKey);
+      session.conversation.work = { cells: [], figures: [] };
+      session.conversation.messages.push({
+        role: 'user',
+        content: '[The kernel was reset: variables, DataFrames and shared files from before are gone.]',
+      });
+      await emit({
+        kind: 'text',
+        markdown: 'Fresh kernel: the variables and files from before are gone. The conversation and the report stay.',
+      });
+      return DONE;
+    }
+    if (command?.kind === 'review') {
+      const forPlaybook =
+        command.section === 'playbook' || (!command.section && session.playbookDraft && !feedbackTarget(thread));
+      return forPlaybook ? decidePlaybook(thread, this.options, command.action) : handleReview(thread, command);
+    }
+    if (pending?.kind === 'approval' && (command?.kind === 'approval' || !findUserCode(inbound.text))) {
+      // A reply that is not a decision skips the cell and reaches the model as the user's words.
+      return handleApproval(thread, pending, command?.kind === 'approval' ? command : undefined);
+    }
+    if (command?.kind === 'approval') {
+      await emit({ kind: 'text', markdown: 'No cell is waiting for approval.' });
+      return DONE;
+    }
+    const target = feedbackTarget(thread);
+    if (target && !findUserCode(inbound.text)) {
+      if (!isReviewer(thread)) {
+        await emit({
+          kind: 'notice',
+          userId: inbound.user.id,
+          text: `This thread is waiting for a review of ${target.section} by the person who started it or a reviewer.`,
+        });
+        return DONE;
+      }
+      return handleReview(thread, { kind: 'review', action: 'revise', ...target, feedback: inbound.text });
+    }
+    return { kind: 'request', text: inbound.text };
+  }
+
+  /** Runs the agent (a request, or a paused turn resuming) or the user's own code. */
+  private async work(
+    thread: ThreadContext,
+    handled: Exclude<Handled, { kind: 'done' }>,
+    controller: AbortController,
+  ): Promise<void> {
+    const { inbound, session, emit } = thread;
+    const { threadKey } = inbound;
+    const work = sessionWorkbench({ book: thread.book, conversation: session.conversation, log: thread.log });
+    // The turn holds its kernel, so it is not parked for another thread while the turn works with it.
+    const held = new Map<Kernel, () => void>();
+    let toldQueued = false;
+    const kernel = async () => {
+      const restored = await this.options.kernels.acquire(threadKey, {
+        onQueued: (ahead) => {
+          if (toldQueued) return;
+          toldQueued = true;
+          void emit({ kind: 'status', text: queuedText(ahead) }).catch(() => {});
+        },
+      });
+      if (!held.has(restored.kernel)) held.set(restored.kernel, restored.kernel.hold());
+      if (restored.replayed + restored.failed > 0) {
+        await emit({
+          kind: 'status',
+          text: `Restored this session's kernel: ${restored.replayed} steps replayed${restored.failed ? `, ${restored.failed} failed` : ''}.`,
+        });
+      }
+      return restored.kernel;
+    };
+    const record = async (entry: Parameters<SessionKernels['record']>[1]) => {
+      await this.options.kernels.record(threadKey, entry);
+    };
+    try {
+      let text = handled.kind === 'request' ? handled.text : inbound.text;
+      const continuing = handled.kind === 'resume' && handled.resume.kind === 'continue';
+      if (inbound.files?.length && !continuing) {
+        const received = await receiveFiles(inbound.files, {
+          threadKey,
+          maxBytes: this.options.maxUploadBytes,
+          kernel,
+          store: this.options.store,
+          record,
+        });
+        for (const line of received.refused) await emit({ kind: 'error', text: `Not taken: ${line}` });
+        if (received.delivered.length > 0) {
+          const note = `[Shared files, readable in the kernel: ${received.delivered.join(', ')}]`;
+          if (text.trim() === '') {
+            session.conversation.messages.push({ role: 'user', content: note });
+            await emit({ kind: 'text', markdown: `Got it: ${received.delivered.join(', ')}. Ask me about it.` });
+            return;
+          }
+          text = `${text}\n\n${note}`;
+        }
+        if (text.trim() === '') return;
+      }
+      const code = handled.kind === 'request' ? findUserCode(text) : undefined;
+      if (code) {
+        await runUserCode(code, {
+          kernel,
+          record,
+          emit,
+          work,
+          databases: this.options.databases,
+          signal: controller.signal,
+        });
+        return;
+      }
+      const resume: Resume | undefined = handled.kind === 'resume' ? handled.resume : undefined;
+      await this.options.agent.runTurn({
+        text,
+        conversation: session.conversation,
+        settings: { ...session.settings, approve: session.settings.approve ?? this.options.approvalMode(threadKey) },
+        kernel,
+        emit,
+        record,
+        work,
+        log: (event) => thread.log.append(event),
+        checkpoint: () => this.options.store.set(sessionKey(threadKey), session),
+        signal: controller.signal,
+        ...(resume ? { resume } : {}),
+      });
+    } catch (error) {
+      if (!controller.signal.aborted) throw error;
+      if (controller.signal.reason instanceof TurnInterruptedError) throw controller.signal.reason;
+      await emit({ kind: 'text', markdown: 'Stopped. The session and its variables are kept.' });
+    } finally {
+      for (const release of held.values()) release();
+    }
+  }
+}
