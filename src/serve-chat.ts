@@ -42,11 +42,18 @@ export async function serveChat<A extends ChatAdapter>(
     await tally.close();
     throw error;
   }
+  // What a process that died (or this one, before a restart) left unfinished goes on now.
+  tally.router.startRecovering();
   return {
     tally,
     adapter: started,
+    /**
+     * Graceful: messages that still arrive are written down, not run; running turns get
+     * TALLY_SHUTDOWN_GRACE_MS to finish and the rest stay in the inbox for the next process; then
+     * the adapter disconnects and every kernel is disposed.
+     */
     async close() {
-      await tally.router.idle();
+      await tally.router.shutdown(options.config.operations.shutdownGraceMs);
       await started.stop();
       await tally.close();
     },
