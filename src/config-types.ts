@@ -140,5 +140,7 @@ export interface Config {
   discord: DiscordSettings | undefined;
   /** keyv on Redis when set (several replicas); else a SQLite file in TALLY_HOME. */
   redisUrl: string | undefined;
+  /** Prefix of every Redis key (TALLY_REDIS_PREFIX), so deployments can share one Redis. */
+  redisPrefix: string;
   operations: OperationSettings;
 }

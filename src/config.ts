@@ -96,6 +96,10 @@ const schema = z.object({
     .string()
     .regex(/^rediss?:\/\/.+/, 'use redis://host:port or rediss://…')
     .optional(),
+  TALLY_REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'letters, digits and _ . : -')
+    .default('tally'),
   TALLY_LOCK_TTL_MS: milliseconds(20_000).refine((value) => value >= 1000, 'at least 1000 ms'),
   TALLY_HTTP_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
   TALLY_SHUTDOWN_GRACE_MS: milliseconds(30_000),
@@ -238,6 +242,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
         }
       : undefined,
     redisUrl: e.REDIS_URL,
+    redisPrefix: e.TALLY_REDIS_PREFIX,
     operations: {
       lockTtlMs: e.TALLY_LOCK_TTL_MS,
       httpPort: e.TALLY_HTTP_PORT,

@@ -89,7 +89,12 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
   const prompts = await loadStagePrompts();
   const playbooks = [...(await loadPlaybooks()), ...(await loadSavedPlaybooks(config.review.playbookDir))];
   const databases = await openDatabases(config, logger, options.say ?? (() => {}));
-  const store = await createStore({ redisUrl: config.redisUrl, sqlitePath: join(config.home, 'state.db'), logger });
+  const store = await createStore({
+    redisUrl: config.redisUrl,
+    keyPrefix: config.redisPrefix,
+    sqlitePath: join(config.home, 'state.db'),
+    logger,
+  });
   const sandbox = await createSandbox(config, logger);
   const agent = new Agent({
     llm: options.llm,

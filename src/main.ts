@@ -61,7 +61,12 @@ async function exportTrainingCommand(words: string[]): Promise<number> {
   }
   const config = loadConfig(process.env);
   const logger = createLogger({ level: config.logLevel });
-  const store = await createStore({ redisUrl: config.redisUrl, sqlitePath: join(config.home, 'state.db'), logger });
+  const store = await createStore({
+    redisUrl: config.redisUrl,
+    keyPrefix: config.redisPrefix,
+    sqlitePath: join(config.home, 'state.db'),
+    logger,
+  });
   try {
     const result = await exportTraining(store, out);
     process.stdout.write(
