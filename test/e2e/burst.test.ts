@@ -15,13 +15,17 @@ afterEach(async () => {
   fixture = undefined;
 });
 
-const QUEUED = /^Starting your session's kernel: many threads started at once, (you are next|(\d+) threads? (is|are) ahead of you)\.$/;
+const QUEUED =
+  /^Starting your session's kernel: many threads started at once, (you are next|(\d+) threads? (is|are) ahead of you)\.$/;
 
 /** Thread i's DataFrame has 10 + i rows 0..9+i, so its sum names the thread. */
 const sumOf = (index: number) => ((9 + index) * (10 + index)) / 2;
 
 async function oneThread(tally: TallyFixture, threadKey: string, index: number): Promise<void> {
-  await tally.say(`\`\`\`python\nimport pandas as pd\ndf = pd.DataFrame({'x': range(${10 + index})})\nlen(df)\n\`\`\``, threadKey);
+  await tally.say(
+    `\`\`\`python\nimport pandas as pd\ndf = pd.DataFrame({'x': range(${10 + index})})\nlen(df)\n\`\`\``,
+    threadKey,
+  );
   await tally.say('```sql\nSELECT Churn, COUNT(*) AS n FROM user_churn GROUP BY Churn ORDER BY Churn\n```', threadKey);
   await tally.say("```python\nprint('sum', int(df['x'].sum()))\n```", threadKey);
 }
@@ -85,7 +89,9 @@ describe('a burst of new threads', () => {
       const keys = Array.from({ length: threads }, (_, index) => `${tally.thread}:${index}`);
       await Promise.all(keys.map((threadKey, index) => oneThread(tally, threadKey, index)));
       // Every thread again, all idle before: most kernels must be parked and come back from their journal.
-      await Promise.all(keys.map((threadKey) => tally.say("```python\nprint('again', int(df['x'].sum()))\n```", threadKey)));
+      await Promise.all(
+        keys.map((threadKey) => tally.say("```python\nprint('again', int(df['x'].sum()))\n```", threadKey)),
+      );
       let restored = 0;
       for (const [index, threadKey] of keys.entries()) {
         const posts = postsOfThread(tally.posts, threadKey);
