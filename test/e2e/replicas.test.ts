@@ -1,0 +1,123 @@
+/**
+ * Two replicas of tally on one Redis, each with its own sandbox (instance), the way two pods would
+ * run: the messages of one thread arrive alternately at one and the other. Turns must never
+ * overlap, and every message must be answered once, in the order it arrived.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createTally, type Tally } from '../../src/create-tally.js';
+import { createLlmClient } from '../../src/llm/create-llm-client.js';
+import { createLogger } from '../../src/logger.js';
+import type { Post } from '../../src/ports/chat.js';
+import { cleanUp } from '../support/clean-up.js';
+import { containersOf } from '../support/docker.js';
+import { createRedisTestSpace, type RedisTestSpace } from '../support/redis.js';
+import { callTool, type ScriptedModelServer, say, startScriptedModelServer } from '../support/scripted-model-server.js';
+import { createTestEnvironment, type TestEnvironment } from '../support/test-environment.js';
+
+const MESSAGES = 6;
+const ONE_BY_ONE = 2;
+
+let environment: TestEnvironment;
+let redis: RedisTestSpace;
+let model: ScriptedModelServer;
+const replicas: Tally[] = [];
+const posts: Array<{ replica: number; threadKey: string; post: Post }> = [];
+let inFlight = 0;
+let mostInFlight = 0;
+
+/** Each message: triage, then an answer that takes a moment and names the question it answers. */
+const script = Array.from({ length: MESSAGES + ONE_BY_ONE }, () => [
+  callTool('triage', { verdict: 'answerable' }),
+  async (context: { messages: Array<{ role: string; content?: unknown }> }) => {
+    inFlight += 1;
+    mostInFlight = Math.max(mostInFlight, inFlight);
+    await sleep(150);
+    inFlight -= 1;
+    const asked = context.messages.filter((message) => message.role === 'user').at(-1)?.content;
+    return say(`answer to ${String(asked)}`);
+  },
+]).flat();
+
+beforeAll(async () => {
+  environment = await createTestEnvironment('replicas');
+  redis = await createRedisTestSpace('replicas');
+  model = await startScriptedModelServer({ script });
+  for (const replica of [0, 1]) {
+    const config = loadConfig({
+      ...environment.env(model.url),
+      TALLY_INSTANCE: `${environment.instance}-${replica}`,
+      REDIS_URL: redis.url,
+      TALLY_REDIS_PREFIX: redis.keyPrefix,
+    });
+    const logger = createLogger({ level: config.logLevel });
+    replicas.push(
+      await createTally({
+        config,
+        logger,
+        llm: createLlmClient(config.llm, logger),
+        post: async (threadKey, post) => {
+          posts.push({ replica, threadKey, post });
+        },
+      }),
+    );
+  }
+}, 180_000);
+
+afterAll(async () => {
+  await cleanUp(
+    ...replicas.map((replica) => () => replica.close()),
+    () => model?.close(),
+    () => redis?.cleanup(),
+    async () => {
+      const left = [
+        ...(await containersOf(`${environment.instance}-0`)),
+        ...(await containersOf(`${environment.instance}-1`)),
+      ];
+      if (left.length > 0) throw new Error(`leaked ${left.length} containers`);
+    },
+    () => environment?.close(),
+  );
+}, 120_000);
+
+describe('two replicas on one Redis', () => {
+  it('take the messages of one thread alternately: no overlap, each answered once, in order', async () => {
+    const threadKey = `console:test:${environment.instance}`;
+    const handled: Array<Promise<void>> = [];
+    for (let index = 0; index < MESSAGES; index += 1) {
+      const replica = replicas[index % 2];
+      if (!replica) throw new Error('no replica');
+      handled.push(
+        replica.router.handle({ threadKey, user: { id: 'U1' }, text: `question ${index}`, receivedAt: Date.now() }),
+      );
+      await sleep(40); // they arrive one after the other, while the first turns still run
+    }
+    await Promise.all(handled);
+    const answers = posts
+      .filter((posted) => posted.threadKey === threadKey && posted.post.kind === 'text')
+      .map((posted) => (posted.post.kind === 'text' ? posted.post.markdown : ''));
+    expect(answers).toEqual(Array.from({ length: MESSAGES }, (_, index) => `answer to question ${index}`));
+    expect(mostInFlight).toBe(1);
+    expect(posts.filter((posted) => posted.post.kind === 'error')).toEqual([]);
+  }, 120_000);
+
+  it("continue each other's thread: a message waits for nothing and runs where it arrived", async () => {
+    const threadKey = `console:test:${environment.instance}:b`;
+    for (let index = 0; index < ONE_BY_ONE; index += 1) {
+      await replicas[index % 2]?.router.handle({
+        threadKey,
+        user: { id: 'U1' },
+        text: `follow-up ${index}`,
+        receivedAt: Date.now(),
+      });
+    }
+    const answeredBy = posts
+      .filter((posted) => posted.threadKey === threadKey && posted.post.kind === 'text')
+      .map((posted) => [posted.replica, posted.post.kind === 'text' ? posted.post.markdown : '']);
+    expect(answeredBy).toEqual([
+      [0, 'answer to follow-up 0'],
+      [1, 'answer to follow-up 1'],
+    ]);
+  }, 120_000);
+});
