@@ -102,7 +102,7 @@ describe('two replicas on one Redis', () => {
     expect(posts.filter((posted) => posted.post.kind === 'error')).toEqual([]);
   }, 120_000);
 
-  it("continue each other's thread: a message waits for nothing and runs where it arrived", async () => {
+  it("continue each other's threads: each message runs on the replica it reached", async () => {
     const threadKey = `console:test:${environment.instance}:b`;
     for (let index = 0; index < ONE_BY_ONE; index += 1) {
       await replicas[index % 2]?.router.handle({
