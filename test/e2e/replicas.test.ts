@@ -10,6 +10,8 @@ import { createTally, type Tally } from '../../src/create-tally.js';
 import { createLlmClient } from '../../src/llm/create-llm-client.js';
 import { createLogger } from '../../src/logger.js';
 import type { Post } from '../../src/ports/chat.js';
+import { Inbox } from '../../src/sessions/inbox.js';
+import { RESTARTED_TEXT } from '../../src/sessions/message-turn.js';
 import { cleanUp } from '../support/clean-up.js';
 import { containersOf } from '../support/docker.js';
 import { createRedisTestSpace, type RedisTestSpace } from '../support/redis.js';
@@ -28,7 +30,7 @@ let inFlight = 0;
 let mostInFlight = 0;
 
 /** Each message: triage, then an answer that takes a moment and names the question it answers. */
-const script = Array.from({ length: MESSAGES + ONE_BY_ONE }, () => [
+const script = Array.from({ length: MESSAGES + ONE_BY_ONE + 1 }, () => [
   callTool('triage', { verdict: 'answerable' }),
   async (context: { messages: Array<{ role: string; content?: unknown }> }) => {
     inFlight += 1;
@@ -119,5 +121,25 @@ describe('two replicas on one Redis', () => {
       [0, 'answer to follow-up 0'],
       [1, 'answer to follow-up 1'],
     ]);
+  }, 120_000);
+
+  it('race to recover a message a dead replica left unfinished, and run it once', async () => {
+    const threadKey = `console:test:${environment.instance}:c`;
+    const store = replicas[0]?.store;
+    if (!store) throw new Error('no store');
+    // What a replica that died mid-turn leaves: the message written down, its turn begun, never finished.
+    const inbox = new Inbox(store);
+    await inbox.add({ threadKey, user: { id: 'U1' }, text: 'left behind', receivedAt: Date.now() }, 'dead-1');
+    const next = await inbox.next(threadKey);
+    if (!next) throw new Error('the message was not written down');
+    await inbox.begin(threadKey, next);
+    await Promise.all(replicas.map((replica) => replica.router.recover()));
+    await Promise.all(replicas.map((replica) => replica.router.idle()));
+    const thread = posts.filter((posted) => posted.threadKey === threadKey).map((posted) => posted.post);
+    expect(thread).toEqual([
+      { kind: 'text', markdown: RESTARTED_TEXT },
+      { kind: 'text', markdown: 'answer to left behind' },
+    ]);
+    expect(await inbox.next(threadKey)).toBeUndefined();
   }, 120_000);
 });
