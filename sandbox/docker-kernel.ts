@@ -42,6 +42,8 @@ export interface DockerKernelOptions {
   logger: Logger;
   /** Called once the kernel is disposed, so its owner forgets it. */
   onDispose?: (kernel: DockerKernel) => void;
+  /** Told how long each cell ran (metrics). */
+  onCell?: (durationMs: number) => void;
 }
 
 interface JournalEntry {
@@ -242,6 +244,7 @@ export class DockerKernel implements Kernel {
       const execution = await this.settle(first, pending, timeoutMs, elapsed);
       if (restartedFirst && !execution.restarted) execution.restarted = restartedFirst;
       if (!execution.error && options.journal !== false) this.journal.push({ code, timeoutMs });
+      this.options.onCell?.(execution.durationMs);
       this.options.logger.debug(
         { sessionId: this.session, durationMs: execution.durationMs, error: execution.error?.name },
         'cell finished',

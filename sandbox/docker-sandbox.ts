@@ -38,6 +38,8 @@ export interface DockerSandboxOptions {
   startAttempts?: number;
   /** Told how long each kernel start took and whether it worked (metrics). */
   onKernelStart?: (durationMs: number, ok: boolean) => void;
+  /** Told how long each cell ran (metrics). */
+  onCell?: (durationMs: number) => void;
   /** Kernels idle this long are disposed. */
   idleTtlMs: number;
   cellTimeoutMs: number;
@@ -62,6 +64,8 @@ export interface SandboxStats {
   waiting: number;
   /** Kernels parked to make room since start-up. */
   parked: number;
+  /** Kernels started since start-up (for sessions and for the pool). */
+  started: number;
 }
 
 export class DockerSandbox implements Sandbox {
@@ -70,6 +74,7 @@ export class DockerSandbox implements Sandbox {
   private readonly pool: WarmPool;
   private readonly admission: KernelAdmission;
   private parkedCount = 0;
+  private startedCount = 0;
   private sweeper: NodeJS.Timeout | undefined;
   private sweeping: Promise<number> | undefined;
 
@@ -120,6 +125,11 @@ export class DockerSandbox implements Sandbox {
     return this.pool;
   }
 
+  /** Asks the engine whether it answers (readiness). */
+  async ping(): Promise<void> {
+    await this.options.docker.ping();
+  }
+
   stats(): SandboxStats {
     return {
       live: this.live.size,
@@ -127,6 +137,7 @@ export class DockerSandbox implements Sandbox {
       starting: this.admission.inProgress,
       waiting: this.admission.waiting,
       parked: this.parkedCount,
+      started: this.startedCount,
     };
   }
 
@@ -230,7 +241,7 @@ export class DockerSandbox implements Sandbox {
     const workspace = await Workspace.create(this.options.workspaceRoot, kernelId);
     const logger = this.options.logger.child({ kernelId });
     try {
-      return await DockerKernel.start({
+      const kernel = await DockerKernel.start({
         docker: this.options.docker,
         image: this.options.image,
         instance: this.options.instance,
@@ -241,6 +252,7 @@ export class DockerSandbox implements Sandbox {
         cellTimeoutMs: this.options.cellTimeoutMs,
         outputLimitBytes: this.options.outputLimitBytes,
         ...(this.options.interruptGraceMs === undefined ? {} : { interruptGraceMs: this.options.interruptGraceMs }),
+        ...(this.options.onCell ? { onCell: this.options.onCell } : {}),
         logger,
         onDispose: (kernel) => {
           if (this.live.get(kernel.sessionId) === kernel) this.live.delete(kernel.sessionId);
@@ -248,6 +260,8 @@ export class DockerSandbox implements Sandbox {
           this.pool.fill();
         },
       });
+      this.startedCount += 1;
+      return kernel;
     } catch (error) {
       await workspace.remove().catch((removal: unknown) => {
         logger.error({ err: removal, path: workspace.hostPath }, 'could not remove kernel workspace');

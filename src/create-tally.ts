@@ -13,11 +13,17 @@ import { Agent } from './agent/agent.js';
 import { loadPlaybooks, parsePlaybook } from './agent/playbooks.js';
 import { loadStagePrompts } from './agent/stage-prompts.js';
 import { approvalModeFor, type Config } from './config.js';
+import { measuredDatabase } from './db/measured-database.js';
 import { openDatabase, sqlitePath } from './db/open-database.js';
+import { measuredLlm } from './llm/measured-llm-client.js';
 import type { Logger } from './logger.js';
+import { type OpsServer, startOpsServer } from './ops/ops-server.js';
+import { PrometheusMetrics } from './ops/prometheus-metrics.js';
+import { checkReadiness, databaseCheck, engineCheck, modelCheck, storeCheck } from './ops/readiness.js';
 import type { Post, ThreadKey } from './ports/chat.js';
 import type { Database } from './ports/database.js';
 import type { LlmClient } from './ports/llm.js';
+import { type Metrics, NO_METRICS } from './ports/metrics.js';
 import type { Sandbox } from './ports/sandbox.js';
 import type { Store } from './ports/store.js';
 import { SessionKernels } from './sessions/session-kernel.js';
@@ -29,6 +35,9 @@ export interface Tally {
   databases: Database[];
   sandbox: Sandbox;
   store: Store;
+  metrics: PrometheusMetrics;
+  /** /healthz, /readyz and /metrics, when a port is configured (TALLY_HTTP_PORT). */
+  ops: OpsServer | undefined;
   close(): Promise<void>;
 }
 
@@ -40,9 +49,11 @@ export interface CreateTallyOptions {
   post: (threadKey: ThreadKey, post: Post) => Promise<unknown>;
   /** Told when the embedded demo database is being built. */
   say?: (line: string) => void;
+  /** Serve /healthz, /readyz and /metrics here when TALLY_HTTP_PORT is not set (the chat services). */
+  defaultHttpPort?: number;
 }
 
-export function createSandbox(config: Config, logger: Logger): Promise<DockerSandbox> {
+export function createSandbox(config: Config, logger: Logger, metrics: Metrics = NO_METRICS): Promise<DockerSandbox> {
   return DockerSandbox.start({
     docker: new Docker(config.docker),
     image: config.sandbox.image ?? sandboxImageTag(),
@@ -53,6 +64,8 @@ export function createSandbox(config: Config, logger: Logger): Promise<DockerSan
     poolMax: config.sandbox.poolMax,
     maxKernels: config.sandbox.maxKernels,
     maxConcurrentStarts: config.sandbox.startConcurrency,
+    onKernelStart: (durationMs, ok) => metrics.kernelStarted(durationMs, ok),
+    onCell: (durationMs) => metrics.cellRan(durationMs),
     idleTtlMs: config.sandbox.idleTtlMs,
     cellTimeoutMs: config.sandbox.cellTimeoutMs,
     outputLimitBytes: config.sandbox.outputLimitBytes,
@@ -88,16 +101,20 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
   const { config, logger } = options;
   const prompts = await loadStagePrompts();
   const playbooks = [...(await loadPlaybooks()), ...(await loadSavedPlaybooks(config.review.playbookDir))];
-  const databases = await openDatabases(config, logger, options.say ?? (() => {}));
+  let sandbox: DockerSandbox | undefined;
+  const metrics = new PrometheusMetrics({ sandboxStats: () => sandbox?.stats() ?? NO_KERNELS });
+  const databases = (await openDatabases(config, logger, options.say ?? (() => {}))).map((database) =>
+    measuredDatabase(database, metrics),
+  );
   const store = await createStore({
     redisUrl: config.redisUrl,
     keyPrefix: config.redisPrefix,
     sqlitePath: join(config.home, 'state.db'),
     logger,
   });
-  const sandbox = await createSandbox(config, logger);
+  sandbox = await createSandbox(config, logger, metrics);
   const agent = new Agent({
-    llm: options.llm,
+    llm: measuredLlm(options.llm, metrics),
     databases,
     prompts,
     stageModels: config.llm.stageModels,
@@ -117,19 +134,42 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     playbookDir: config.review.playbookDir,
     maxUploadBytes: config.review.maxUploadBytes,
     lockTtlMs: config.operations.lockTtlMs,
+    metrics,
     onPlaybookSaved: async (path) => agent.addPlaybook(parsePlaybook(path, await readFile(path, 'utf8'))),
     logger: logger.child({ component: 'sessions' }),
   });
+  const port = config.operations.httpPort ?? options.defaultHttpPort;
+  const engine = sandbox;
+  const ops =
+    port === undefined
+      ? undefined
+      : await startOpsServer({
+          port,
+          metrics,
+          readiness: () =>
+            checkReadiness([
+              engineCheck(() => engine.ping()),
+              storeCheck(store),
+              ...databases.map((database) => databaseCheck(database)),
+              ...(config.llm.baseUrl ? [modelCheck(config.llm.baseUrl)] : []),
+            ]),
+          logger,
+        });
   return {
     router,
     databases,
     sandbox,
     store,
+    metrics,
+    ops,
     async close() {
       await router.idle();
-      await sandbox.close();
+      await engine.close();
       await Promise.all(databases.map((database) => database.close()));
       await store.close();
+      await ops?.close();
     },
   };
 }
+
+const NO_KERNELS = { live: 0, pooled: 0, starting: 0, waiting: 0, parked: 0 };

@@ -34,6 +34,9 @@ const USAGE = `usage: tally <command>
   help                 this text
 Charts and report exports are saved under $TALLY_HOME (default .tally).`;
 
+/** Where `tally slack` and `tally discord` serve /healthz, /readyz and /metrics unless TALLY_HTTP_PORT says otherwise. */
+const DEFAULT_HTTP_PORT = 9464;
+
 /** `ask` flags: the question's words, and `--db URL` / `--out DIR`. */
 function parseAsk(words: string[]): { question: string; db?: string; out?: string } | string {
   const question: string[] = [];
@@ -98,17 +101,23 @@ async function chatCommand(platform: 'slack' | 'discord'): Promise<number> {
   const service = await serveChat({
     config,
     logger,
+    defaultHttpPort: DEFAULT_HTTP_PORT,
     llm: createLlmClient(config.llm, logger.child({ component: 'llm' })),
     createAdapter: (known, memory) =>
       platform === 'slack'
         ? slackAdapter(slack as SlackSettings, logger, known, memory)
         : discordAdapter(discord as DiscordSettings, logger, known, memory),
   });
-  logger.info({ platform }, 'tally is connected');
-  await new Promise<void>((resolve) => {
+  logger.info({ platform, metrics: service.tally.ops?.url }, 'tally is connected');
+  const signal = await new Promise<string>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+  // A second signal does not wait for the running turns (their messages stay in the inbox).
+  const hurry = () => process.exit(1);
+  process.once('SIGINT', hurry);
+  process.once('SIGTERM', hurry);
+  logger.info({ signal, graceMs: config.operations.shutdownGraceMs }, 'stopping: letting running turns finish');
   await service.close();
   return 0;
 }
