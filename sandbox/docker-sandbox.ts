@@ -45,6 +45,8 @@ export interface DockerSandboxOptions {
   cellTimeoutMs: number;
   outputLimitBytes: number;
   interruptGraceMs?: number;
+  /** How long a kernel's driver may take to say "ready", counted from when its start began. Default 60000. */
+  startTimeoutMs?: number;
   logger: Logger;
 }
 
@@ -253,6 +255,7 @@ export class DockerSandbox implements Sandbox {
         outputLimitBytes: this.options.outputLimitBytes,
         ...(this.options.interruptGraceMs === undefined ? {} : { interruptGraceMs: this.options.interruptGraceMs }),
         ...(this.options.onCell ? { onCell: this.options.onCell } : {}),
+        ...(this.options.startTimeoutMs === undefined ? {} : { startTimeoutMs: this.options.startTimeoutMs }),
         logger,
         onDispose: (kernel) => {
           if (this.live.get(kernel.sessionId) === kernel) this.live.delete(kernel.sessionId);

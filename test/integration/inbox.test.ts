@@ -1,0 +1,79 @@
+/**
+ * The durable inbox on the real embedded store: what a process finds unfinished, what counts as
+ * interrupted (a turn began and never ended) and what does not (put back on purpose), and the
+ * cursor that lets the scan skip the finished head.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import type { Store } from '../../src/ports/store.js';
+import { Inbox } from '../../src/sessions/inbox.js';
+import { createStore } from '../../src/store/create-store.js';
+
+let folder: string;
+let store: Store;
+let inbox: Inbox;
+
+beforeEach(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'tally-inbox-'));
+  store = await createStore({ sqlitePath: join(folder, 'state.db'), logger: createLogger({ level: 'silent' }) });
+  inbox = new Inbox(store);
+});
+
+afterEach(async () => {
+  await store.close();
+  await rm(folder, { recursive: true, force: true });
+});
+
+const message = (threadKey: string, text: string) => ({ threadKey, user: { id: 'U1' }, text, receivedAt: 1 });
+
+describe('the inbox', () => {
+  it('hands out each thread’s messages in order, and forgets them once finished', async () => {
+    await inbox.add(message('t1', 'first'), 'a');
+    await inbox.add(message('t2', 'other thread'), 'b');
+    await inbox.add(message('t1', 'second'), 'c');
+    expect(await inbox.unfinishedThreads()).toEqual(['t1', 't2']);
+    const first = await inbox.next('t1');
+    expect(first).toMatchObject({ index: 0, interrupted: false, attempts: 0, item: { id: 'a' } });
+    if (!first) throw new Error('no message');
+    await inbox.begin('t1', first);
+    await inbox.finish('t1', first);
+    expect(await inbox.next('t1')).toMatchObject({
+      index: 1,
+      interrupted: false,
+      item: { inbound: { text: 'second' } },
+    });
+    const other = await inbox.next('t2');
+    if (!other) throw new Error('no message');
+    await inbox.finish('t2', other);
+    expect(await inbox.unfinishedThreads()).toEqual(['t1']);
+    expect(await store.get('inbox:all-cursor')).toBe(2); // the finished head is skipped from now on
+  });
+
+  it('says a message was interrupted when its turn began and never ended, but not when it was put back', async () => {
+    await inbox.add(message('t1', 'work'), 'a');
+    const first = await inbox.next('t1');
+    if (!first) throw new Error('no message');
+    await inbox.begin('t1', first);
+    const again = await inbox.next('t1'); // what the next process sees after a crash
+    expect(again).toMatchObject({ interrupted: true, attempts: 1 });
+    if (!again) throw new Error('no message');
+    await inbox.begin('t1', again);
+    await inbox.defer('t1', again); // no kernel could start: kept for later, not a restart
+    // …and a deferred try does not count towards giving up: only the interrupted one does.
+    expect(await inbox.next('t1')).toMatchObject({ interrupted: false, attempts: 1 });
+  });
+
+  it('keeps shared files by name only', async () => {
+    await inbox.add(
+      {
+        ...message('t1', 'look'),
+        files: [{ name: 'a.csv', mime: 'text/csv', sizeBytes: 3, download: async () => Buffer.from('x,y') }],
+      },
+      'a',
+    );
+    expect((await inbox.next('t1'))?.item.inbound.files).toEqual([{ name: 'a.csv', mime: 'text/csv', sizeBytes: 3 }]);
+  });
+});
