@@ -177,7 +177,7 @@ export class DockerSandbox implements Sandbox {
 
   private async disposeIdle(now: number): Promise<number> {
     const idle = [...this.live.values()].filter(
-      (kernel) => !kernel.isBusy && now - kernel.lastActiveAt > this.options.idleTtlMs,
+      (kernel) => !kernel.isBusy && !kernel.isHeld && now - kernel.lastActiveAt > this.options.idleTtlMs,
     );
     await Promise.allSettled(idle.map((kernel) => kernel.dispose()));
     if (idle.length > 0) this.options.logger.info({ count: idle.length }, 'disposed idle kernels');

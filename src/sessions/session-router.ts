@@ -21,6 +21,7 @@ export interface SessionRouterOptions extends MessageTurnOptions {
   metrics?: Metrics;
 }
 
+const STOPPING_TEXT = 'tally is restarting: this goes on as soon as it is back.';
 const STOP = /^\s*(stop|cancel)\s*[.!]?\s*$/i;
 /** How long a replica waits for a thread another replica is working in (its turns can be long). */
 const THREAD_WAIT_MS = 6 * 60 * 60_000;
@@ -175,7 +176,9 @@ export class SessionRouter {
       await this.turns.run(inbound, next.interrupted, controller);
     } catch (error) {
       end = error instanceof TurnInterruptedError ? 'interrupted' : isPassing(error) ? 'deferred' : 'failed';
-      if (end !== 'interrupted') await this.fail(threadKey, error, end === 'deferred');
+      if (end === 'interrupted')
+        await this.options.post(threadKey, { kind: 'status', text: STOPPING_TEXT }).catch(() => {});
+      else await this.fail(threadKey, error, end === 'deferred');
     } finally {
       this.running.delete(threadKey);
       ended(end);
