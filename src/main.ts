@@ -6,11 +6,11 @@
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { ConsoleAdapter } from '../adapters/console/console-adapter.js';
-import { startScriptedModelServer } from '../test/support/scripted-model-server.js';
 import { discordAdapter, slackAdapter } from './chat-adapters.js';
 import { type DiscordSettings, loadConfig, type SlackSettings } from './config.js';
 import { createTally } from './create-tally.js';
 import { DEMO_REQUEST, DEMO_REVIEW, demoScript } from './demo/demo-script.js';
+import { startScriptedModelServer } from './demo/scripted-model-server.js';
 import { AppError } from './errors.js';
 import { createLlmClient } from './llm/create-llm-client.js';
 import { createLogger } from './logger.js';

@@ -1,11 +1,11 @@
 /**
  * The demo without a model: the real agent, sandbox and database, with the scripted model server
- * (test/support) standing in for the LLM. The script makes the calls a model would make for the
+ * (scripted-model-server.ts) standing in for the LLM. The script makes the calls a model would make for the
  * demo request, and the demo plays the reviewer (DEMO_REVIEW): the first section is sent back with
  * feedback, the revision and the next section are accepted, and the report is exported. Narratives
  * quote the numbers the tools returned, not numbers of their own.
  */
-import { callTool, type ScriptContext, type ScriptStep, say } from '../../test/support/scripted-model-server.js';
+import { callTool, type ScriptContext, type ScriptStep, say } from './scripted-model-server.js';
 
 export const DEMO_REQUEST =
   'Are the telco_db tables consistent? Then tell me which contract types churn most, with a chart.';

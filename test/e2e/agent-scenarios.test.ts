@@ -4,7 +4,6 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadPlaybooks } from '../../src/agent/playbooks.js';
-import { redisTestUrl } from '../support/redis.js';
 import {
   callTool,
   malformedToolCall,
@@ -12,7 +11,8 @@ import {
   type ScriptContext,
   say,
   serverError,
-} from '../support/scripted-model-server.js';
+} from '../../src/demo/scripted-model-server.js';
+import { redisTestUrl } from '../support/redis.js';
 import { postsOf, startTallyFixture, type TallyFixture } from '../support/tally-fixture.js';
 
 const TABLES = ['user_demographics', 'user_services', 'user_payments', 'user_churn'];

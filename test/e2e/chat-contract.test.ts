@@ -6,9 +6,9 @@
  * accepts), and the report is exported into the thread.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callTool, type ScriptContext, say } from '../../src/demo/scripted-model-server.js';
 import type { ChatDriver } from '../support/chat-driver.js';
 import { discordDriver } from '../support/discord-driver.js';
-import { callTool, type ScriptContext, say } from '../support/scripted-model-server.js';
 import { slackDriver } from '../support/slack-driver.js';
 
 const OWNER = 'U1ANN';

@@ -4,6 +4,7 @@
  * back from the stand-in: messages and attachments in threads, interaction callbacks, ephemerals.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callTool, type ScriptContext, say, slow } from '../../src/demo/scripted-model-server.js';
 import { ACTION_IDS } from '../../src/ports/chat.js';
 import type { DiscordMessage } from '../support/discord/discord-model.js';
 import {
@@ -12,7 +13,6 @@ import {
   REVIEWER_ROLE,
   startDiscordTallyFixture,
 } from '../support/discord-tally-fixture.js';
-import { callTool, type ScriptContext, say, slow } from '../support/scripted-model-server.js';
 
 const OWNER = '1300000000000000101';
 const ANALYST = '1300000000000000104';

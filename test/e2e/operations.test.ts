@@ -4,8 +4,8 @@
  * parser, moving when real turns run (a code block in a kernel, an agent turn with the model).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callTool, say } from '../../src/demo/scripted-model-server.js';
 import { type ParsedFamily, parseExposition, sampleValue } from '../support/prometheus-text.js';
-import { callTool, say } from '../support/scripted-model-server.js';
 import { startTallyFixture, type TallyFixture } from '../support/tally-fixture.js';
 
 let fixture: TallyFixture;

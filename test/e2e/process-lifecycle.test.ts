@@ -6,15 +6,16 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { containersOf } from '../support/docker.js';
-import { createRedisTestSpace, type RedisTestSpace } from '../support/redis.js';
 import {
   callTool,
   type ScriptedModelServer,
   type ScriptStep,
   say,
+  slow,
   startScriptedModelServer,
-} from '../support/scripted-model-server.js';
+} from '../../src/demo/scripted-model-server.js';
+import { containersOf } from '../support/docker.js';
+import { createRedisTestSpace, type RedisTestSpace } from '../support/redis.js';
 import { type SlackStandIn, startSlackStandIn } from '../support/slack/slack-stand-in.js';
 import { startTallyProcess, type TallyProcess } from '../support/tally-process.js';
 import { createTestEnvironment, type TestEnvironment } from '../support/test-environment.js';
@@ -55,7 +56,7 @@ const script: ScriptStep[] = [
   (context) => say(`The answer is ${context.lastToolResult?.content.match(/\d+/)?.[0]}.`),
   // A turn that takes a while, running when SIGTERM arrives.
   callTool('triage', { verdict: 'answerable' }),
-  { kind: 'delay', delayMs: 1500, then: say('Finished before stopping.') },
+  slow(1500, say('Finished before stopping.')),
 ];
 
 function start(): TallyProcess {

@@ -7,6 +7,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createTally, type Tally } from '../../src/create-tally.js';
+import {
+  callTool,
+  type ScriptedModelServer,
+  say,
+  startScriptedModelServer,
+} from '../../src/demo/scripted-model-server.js';
 import { createLlmClient } from '../../src/llm/create-llm-client.js';
 import { createLogger } from '../../src/logger.js';
 import type { Post } from '../../src/ports/chat.js';
@@ -15,7 +21,6 @@ import { RESTARTED_TEXT } from '../../src/sessions/message-turn.js';
 import { cleanUp } from '../support/clean-up.js';
 import { containersOf } from '../support/docker.js';
 import { createRedisTestSpace, type RedisTestSpace } from '../support/redis.js';
-import { callTool, type ScriptedModelServer, say, startScriptedModelServer } from '../support/scripted-model-server.js';
 import { createTestEnvironment, type TestEnvironment } from '../support/test-environment.js';
 
 const MESSAGES = 6;

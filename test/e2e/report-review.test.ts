@@ -9,11 +9,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callTool, type ScriptContext, say } from '../../src/demo/scripted-model-server.js';
 import type { Post } from '../../src/ports/chat.js';
 import { type LogEntry, logKey } from '../../src/sessions/session-log.js';
 import { exportTraining } from '../../src/training/export-training.js';
 import { validateChatExampleLine, validatePreferenceLine } from '../support/fine-tuning-format.js';
-import { callTool, type ScriptContext, say } from '../support/scripted-model-server.js';
 import { postsOf, startTallyFixture, type TallyFixture } from '../support/tally-fixture.js';
 
 const FEEDBACK = 'break the customers down by contract type';

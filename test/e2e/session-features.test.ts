@@ -1,7 +1,7 @@
 /** Session features end to end: stop, queueing, code the user runs, settings and review, summaries. */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DockerSandbox } from '../../sandbox/docker-sandbox.js';
-import { callTool, say } from '../support/scripted-model-server.js';
+import { callTool, say } from '../../src/demo/scripted-model-server.js';
 import { postsOf, startTallyFixture, type TallyFixture } from '../support/tally-fixture.js';
 
 const answerable = callTool('triage', { verdict: 'answerable' });

@@ -3,8 +3,8 @@
  * where; other types and oversized files are refused; a new kernel gets them back from the store.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callTool, type ScriptContext, say } from '../../src/demo/scripted-model-server.js';
 import type { SharedFile } from '../../src/ports/chat.js';
-import { callTool, type ScriptContext, say } from '../support/scripted-model-server.js';
 import { postsOf, startTallyFixture, type TallyFixture } from '../support/tally-fixture.js';
 
 const csv = 'region,sales\nnorth,10\nsouth,32\n';

@@ -4,8 +4,8 @@
  * last save, tells the thread, and answers once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callTool, say } from '../../src/demo/scripted-model-server.js';
 import { RESTARTED_TEXT } from '../../src/sessions/message-turn.js';
-import { callTool, say } from '../support/scripted-model-server.js';
 import { postsOf, startTallyFixture, type TallyFixture } from '../support/tally-fixture.js';
 
 let fixture: TallyFixture;

@@ -4,8 +4,8 @@
  * read back from the stand-in's state: messages, files, reactions, ephemerals, views.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callTool, type ScriptContext, say } from '../../src/demo/scripted-model-server.js';
 import { ACTION_IDS } from '../../src/ports/chat.js';
-import { callTool, type ScriptContext, say } from '../support/scripted-model-server.js';
 import type { SlackMessage } from '../support/slack/slack-state.js';
 import {
   ALLOWED_CHANNEL,

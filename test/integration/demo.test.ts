@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callTool, say, startScriptedModelServer } from '../../src/demo/scripted-model-server.js';
 import { containersOf, requireSandboxImage } from '../support/docker.js';
 import { validateChatExampleLine, validatePreferenceLine } from '../support/fine-tuning-format.js';
-import { callTool, say, startScriptedModelServer } from '../support/scripted-model-server.js';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');

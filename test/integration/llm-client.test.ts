@@ -11,20 +11,6 @@ import { z } from 'zod';
 import { toolSpec } from '../../src/agent/tool-schema.js';
 import type { LlmSettings } from '../../src/config.js';
 import {
-  LlmAuthError,
-  LlmCancelledError,
-  LlmRateLimitedError,
-  LlmRequestError,
-  LlmResponseInvalidError,
-  LlmTimeoutError,
-  LlmToolsUnsupportedError,
-  LlmUnavailableError,
-} from '../../src/errors.js';
-import { createLlmClient } from '../../src/llm/create-llm-client.js';
-import { OpenAiLlmClient, type OpenAiLlmClientOptions } from '../../src/llm/openai-llm-client.js';
-import { createLogger } from '../../src/logger.js';
-import type { ChatMessage } from '../../src/ports/llm.js';
-import {
   callTool,
   callTools,
   fail,
@@ -38,7 +24,21 @@ import {
   serverError,
   slow,
   startScriptedModelServer,
-} from '../support/scripted-model-server.js';
+} from '../../src/demo/scripted-model-server.js';
+import {
+  LlmAuthError,
+  LlmCancelledError,
+  LlmRateLimitedError,
+  LlmRequestError,
+  LlmResponseInvalidError,
+  LlmTimeoutError,
+  LlmToolsUnsupportedError,
+  LlmUnavailableError,
+} from '../../src/errors.js';
+import { createLlmClient } from '../../src/llm/create-llm-client.js';
+import { OpenAiLlmClient, type OpenAiLlmClientOptions } from '../../src/llm/openai-llm-client.js';
+import { createLogger } from '../../src/logger.js';
+import type { ChatMessage } from '../../src/ports/llm.js';
 
 const API_KEY = 'sk-test-secret-4f9c1e';
 const question: ChatMessage[] = [{ role: 'user', content: 'How many customers churned?' }];

@@ -3,7 +3,7 @@
  * through their real SDKs and stand-ins: start a session as a person would there, reply, press a
  * control on a post, fill in the form it opens, react, and read back what the thread shows.
  */
-import type { ScriptStep } from './scripted-model-server.js';
+import type { ScriptStep } from '../../src/demo/scripted-model-server.js';
 
 export type Control = 'accept' | 'revise' | 'discard' | 'run' | 'edit' | 'skip';
 

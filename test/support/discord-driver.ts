@@ -1,8 +1,9 @@
 /** The shared chat scenario on Discord: discord.js against the Discord stand-in. */
+
+import type { ScriptStep } from '../../src/demo/scripted-model-server.js';
 import { ACTION_IDS } from '../../src/ports/chat.js';
 import type { ChatDriver, Control } from './chat-driver.js';
 import { type DiscordTallyFixture, startDiscordTallyFixture } from './discord-tally-fixture.js';
-import type { ScriptStep } from './scripted-model-server.js';
 
 const REACTION = { accept: '✅', revise: '✏️', discard: '🗑️' } as const;
 

@@ -6,12 +6,16 @@
 import type { DiscordAdapter } from '../../adapters/discord/discord-adapter.js';
 import { discordAdapter } from '../../src/chat-adapters.js';
 import { loadConfig } from '../../src/config.js';
+import {
+  type ScriptedModelServer,
+  type ScriptStep,
+  startScriptedModelServer,
+} from '../../src/demo/scripted-model-server.js';
 import { createLlmClient } from '../../src/llm/create-llm-client.js';
 import { createLogger } from '../../src/logger.js';
 import { type ChatService, serveChat } from '../../src/serve-chat.js';
 import { cleanUp } from './clean-up.js';
 import { type DiscordStandIn, startDiscordStandIn } from './discord/discord-stand-in.js';
-import { type ScriptedModelServer, type ScriptStep, startScriptedModelServer } from './scripted-model-server.js';
 import { createTestEnvironment } from './test-environment.js';
 
 /** Members of this role may decide in any thread. */

@@ -1,7 +1,8 @@
 /** The shared chat scenario on Slack: Bolt in Socket Mode against the Slack stand-in. */
+
+import type { ScriptStep } from '../../src/demo/scripted-model-server.js';
 import { ACTION_IDS } from '../../src/ports/chat.js';
 import type { ChatDriver, Control } from './chat-driver.js';
-import type { ScriptStep } from './scripted-model-server.js';
 import { ALLOWED_CHANNEL, type SlackTallyFixture, startSlackTallyFixture } from './slack-tally-fixture.js';
 
 const REACTION = { accept: 'white_check_mark', revise: 'pencil2', discard: 'wastebasket' } as const;

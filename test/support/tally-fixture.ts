@@ -5,16 +5,16 @@
  */
 import { loadConfig } from '../../src/config.js';
 import { createTally, type Tally } from '../../src/create-tally.js';
-import { createLlmClient } from '../../src/llm/create-llm-client.js';
-import { createLogger } from '../../src/logger.js';
-import type { Post, SharedFile } from '../../src/ports/chat.js';
-import { cleanUp } from './clean-up.js';
 import {
   type ScriptedModelServer,
   type ScriptedModelServerOptions,
   type ScriptStep,
   startScriptedModelServer,
-} from './scripted-model-server.js';
+} from '../../src/demo/scripted-model-server.js';
+import { createLlmClient } from '../../src/llm/create-llm-client.js';
+import { createLogger } from '../../src/logger.js';
+import type { Post, SharedFile } from '../../src/ports/chat.js';
+import { cleanUp } from './clean-up.js';
 import { createTestEnvironment } from './test-environment.js';
 
 export interface PostedMessage {

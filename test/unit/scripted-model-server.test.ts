@@ -10,7 +10,7 @@ import {
   slow,
   startScriptedModelServer,
   when,
-} from '../support/scripted-model-server.js';
+} from '../../src/demo/scripted-model-server.js';
 
 let server: ScriptedModelServer | undefined;
 afterEach(async () => {
