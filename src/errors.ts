@@ -26,7 +26,9 @@ export type ErrorCode =
   | 'TELCO_CSV_INVALID'
   | 'TELCO_DATABASE_UNREACHABLE'
   | 'TELCO_DATABASE_REFUSED'
-  | 'PROMPT_FILE_INVALID';
+  | 'PROMPT_FILE_INVALID'
+  | 'EVAL_BUDGET_EXCEEDED'
+  | 'EVAL_INPUT_INVALID';
 
 export class AppError extends Error {
   readonly code: ErrorCode;
@@ -335,5 +337,23 @@ export class LlmCancelledError extends AppError {
   constructor(cause?: unknown) {
     super('LLM_CANCELLED', 'The model request was cancelled.', { cause });
     this.name = 'AbortError';
+  }
+}
+
+/** An evaluation case used up its token budget: its turn is stopped, the run goes on. */
+export class EvalBudgetError extends AppError {
+  constructor(tokens: number, budget: number) {
+    super(
+      'EVAL_BUDGET_EXCEEDED',
+      `This case used ${tokens} tokens, over its budget of ${budget} (tally eval --case-tokens).`,
+      { details: { tokens, budget } },
+    );
+  }
+}
+
+/** A bad `tally eval` argument or suite file; the message names the flag or the file. */
+export class EvalInputError extends AppError {
+  constructor(message: string) {
+    super('EVAL_INPUT_INVALID', message);
   }
 }

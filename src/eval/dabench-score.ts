@@ -1,0 +1,34 @@
+/**
+ * DABench's scoring, as the benchmark's own evaluation does it: the response's `@name[value]`
+ * answers are found with one regular expression, and each labelled answer counts as correct when
+ * its name is there with an equal value, equal as strings or as numbers within 1e-6.
+ */
+import type { PartScore } from './eval-case.js';
+
+const ANSWER = /@(\w+)\[(.*?)\]/g;
+
+/** The `@name[value]` answers in a text; a name given twice keeps its last value. */
+export function parseAnswers(text: string): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const match of text.matchAll(ANSWER)) found.set(match[1] ?? '', (match[2] ?? '').trim());
+  return found;
+}
+
+export function sameAnswer(got: string, expected: string): boolean {
+  if (got.trim() === expected.trim()) return true;
+  const [left, right] = [Number(got), Number(expected)];
+  return got.trim() !== '' && expected.trim() !== '' && Number.isFinite(left) && Number.isFinite(right)
+    ? Math.abs(left - right) < 1e-6
+    : false;
+}
+
+/** One part per labelled answer. */
+export function scoreDabench(text: string, labels: ReadonlyArray<readonly [string, string]>): PartScore[] {
+  const answers = parseAnswers(text);
+  return labels.map(([name, expected]) => {
+    const got = answers.get(name);
+    if (got === undefined) return { name, correct: false, expected, why: `no @${name}[…] in the answer` };
+    const correct = sameAnswer(got, expected);
+    return { name, correct, expected, got, ...(correct ? {} : { why: `@${name}[${got}] is not ${expected}` }) };
+  });
+}

@@ -1,0 +1,113 @@
+/**
+ * What `tally eval` measures: cases with known answers (a question, files to share, how to answer
+ * the agent's questions and reviews), what a case's thread showed, how it scored, and the summary of
+ * a run. Suites (DABench, the telco golden analyses) produce `EvalCase`s; the runner produces
+ * `CaseResult`s; the summary and the report read those.
+ */
+
+/** How the harness decides on a section the agent drafts: as a reviewer would in the thread. */
+export type ReviewStep = 'accept' | 'discard' | { revise: string };
+
+export interface EvalCase {
+  /** Unique in its suite, e.g. `dabench-5` or `golden-churn-by-contract`. */
+  id: string;
+  suite: string;
+  /** A grouping for the summary: DABench's level (easy, medium, hard), or the golden case's kind. */
+  level: string;
+  /** Topics for the summary (DABench's concepts, e.g. `Correlation Analysis`). */
+  concepts: string[];
+  /** What the user writes in the thread. */
+  message: string;
+  /** Files shared with the message, as a person shares them: they land under /inputs/uploads/. */
+  files: Array<{ name: string; path: string }>;
+  /** Replies to the agent's clarifying questions, in order; default "Use your best judgement." */
+  answers?: string[];
+  /** Decisions on the sections the agent drafts, in order; default accept. */
+  reviews?: ReviewStep[];
+  /** The playbook (file name, e.g. `table-consistency-audit.md`) the agent should follow: scored as a part. */
+  playbook?: string;
+  /** Scores what the thread showed, one part per thing checked. */
+  score(outcome: CaseOutcome): PartScore[];
+}
+
+/** What a case's thread showed, as the harness read it from the posts. */
+export interface CaseOutcome {
+  /** The agent's answers: its text posts, in order, joined by blank lines. */
+  answer: string;
+  /** Markdown of the sections accepted into the report, in order. */
+  sections: string[];
+  /** The clarifying questions the agent asked. */
+  questions: string[];
+  /** The playbook the thread was told it follows (its file name), if any. */
+  playbook?: string;
+  /** The agent said the data cannot answer the request. */
+  declined: boolean;
+  /** Every post of the thread as text, for the report. */
+  transcript: string;
+}
+
+export interface PartScore {
+  /** What was checked, e.g. the DABench answer name `mean_fare`, or `playbook`. */
+  name: string;
+  correct: boolean;
+  expected: string;
+  /** What the thread said, when something was found. */
+  got?: string;
+  /** Why it failed, in words (a checker's message). */
+  why?: string;
+}
+
+/** How a case ended: it ran to its end, a budget stopped it, or something broke. */
+export type CaseStatus = 'done' | 'time_budget' | 'token_budget' | 'error';
+
+export interface CaseResult {
+  id: string;
+  suite: string;
+  level: string;
+  concepts: string[];
+  status: CaseStatus;
+  /** All parts correct (and status done). */
+  correct: boolean;
+  parts: PartScore[];
+  answer: string;
+  /** Tool calls the agent made, and how many of them failed (and were repaired or given up). */
+  toolCalls: number;
+  failedToolCalls: number;
+  tokens: { prompt: number; completion: number };
+  /** Model requests and the time spent waiting for them. */
+  modelCalls: number;
+  modelMs: number;
+  wallMs: number;
+  /** Money, when a price table names the model (TALLY_MODEL_PRICES). */
+  costUsd?: number;
+  /** What went wrong, for status `error` (and the budget that ran out, for the budget statuses). */
+  error?: string;
+  transcript: string;
+}
+
+/** Accuracy three ways, as the DABench paper reports it. */
+export interface Accuracy {
+  cases: number;
+  /** Cases with every part correct / cases. */
+  byQuestion: number;
+  /** Correct parts / all parts. */
+  bySubQuestion: number;
+  /** Mean over cases of (correct parts / parts). */
+  proportional: number;
+}
+
+export interface EvalSummary {
+  suite: string;
+  model: string;
+  /** ISO 8601. */
+  startedAt: string;
+  wallMs: number;
+  overall: Accuracy;
+  byLevel: Record<string, Accuracy>;
+  byConcept: Record<string, Accuracy>;
+  statuses: Record<CaseStatus, number>;
+  tokens: { prompt: number; completion: number };
+  costUsd?: number;
+  /** Per case, medians: wall time, model time, tokens. */
+  perCase: { wallMsP50: number; modelMsP50: number; tokensP50: number };
+}

@@ -1,0 +1,106 @@
+/**
+ * One evaluation case as a person would go through it in a fresh thread: share the files, send
+ * the message, answer the agent's questions and decide on its sections as the case file says,
+ * until the agent stops asking; then read what the thread showed. The case's wall-clock budget
+ * stops its running turn the way a person's "stop" does.
+ */
+import { statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { Inbound, Post, SharedFile, ThreadKey } from '../ports/chat.js';
+import type { Store } from '../ports/store.js';
+import { ReportBook } from '../report/report-book.js';
+import { type LogEntry, logKey } from '../sessions/session-log.js';
+import { type SessionRecord, sessionKey } from '../sessions/session-record.js';
+import type { CaseOutcome, EvalCase } from './eval-case.js';
+import { type HeadlessThreads, postText } from './headless-threads.js';
+
+export const EVAL_USER = 'eval';
+export const DEFAULT_ANSWER = 'Use your best judgement and go on.';
+/** Questions and reviews answered per case at most, so a looping agent cannot hold a run. */
+const MAX_ROUNDS = 12;
+
+export interface CaseRunContext {
+  handle(inbound: Inbound): Promise<void>;
+  threads: HeadlessThreads;
+  store: Store;
+  wallMs: number;
+}
+
+export interface CaseRun {
+  outcome: CaseOutcome;
+  timedOut: boolean;
+  /** The infrastructure error the thread was told, if its turn failed. */
+  error?: string;
+  toolCalls: number;
+  failedToolCalls: number;
+}
+
+export async function runCase(evalCase: EvalCase, threadKey: ThreadKey, context: CaseRunContext): Promise<CaseRun> {
+  const answers = [...(evalCase.answers ?? [])];
+  const reviews = [...(evalCase.reviews ?? [])];
+  let timedOut = false;
+  const send = (text: string, files?: SharedFile[]) =>
+    context.handle({
+      threadKey,
+      user: { id: EVAL_USER },
+      text,
+      receivedAt: Date.now(),
+      ...(files?.length ? { files } : {}),
+    });
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void send('stop');
+  }, context.wallMs);
+  try {
+    await send(evalCase.message, evalCase.files.map(sharedFile));
+    for (let round = 0; round < MAX_ROUNDS && !timedOut; round += 1) {
+      const waiting = (await context.store.get<SessionRecord>(sessionKey(threadKey)))?.conversation.pending;
+      if (!waiting) break;
+      if (waiting.kind === 'review') {
+        const step = reviews.shift() ?? 'accept';
+        await send(typeof step === 'string' ? step : `revise: ${step.revise}`);
+      } else if (waiting.kind === 'approval') await send('run');
+      else await send(answers.shift() ?? DEFAULT_ANSWER);
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  const posts = context.threads.of(threadKey);
+  const log = await context.store.range<LogEntry>(logKey(threadKey));
+  const calls = log.filter((entry) => entry.kind === 'tool_call');
+  const error = posts.findLast((post): post is Extract<Post, { kind: 'error' }> => post.kind === 'error')?.text;
+  return {
+    outcome: await outcomeOf(posts, context.store, threadKey),
+    timedOut,
+    ...(error ? { error } : {}),
+    toolCalls: calls.length,
+    failedToolCalls: calls.filter((entry) => entry.kind === 'tool_call' && entry.failed).length,
+  };
+}
+
+const FOLLOWING = /^Following playbook: .* \(([^()]+)\)$/;
+const DECLINED = /^I can't answer that from the data I have/;
+
+async function outcomeOf(posts: Post[], store: Store, threadKey: ThreadKey): Promise<CaseOutcome> {
+  const texts = posts.flatMap((post) => (post.kind === 'text' ? [post.markdown] : []));
+  const playbook = texts.map((text) => FOLLOWING.exec(text)?.[1]).find((file) => file !== undefined);
+  const document = await new ReportBook(store, threadKey).document([]);
+  return {
+    answer: texts.filter((text) => !FOLLOWING.test(text)).join('\n\n'),
+    sections: document.sections.map((section) => section.narrative),
+    questions: posts.flatMap((post) => (post.kind === 'question' ? [post.text] : [])),
+    ...(playbook ? { playbook } : {}),
+    declined: texts.some((text) => DECLINED.test(text)),
+    transcript: posts.map(postText).join('\n\n'),
+  };
+}
+
+function sharedFile(file: { name: string; path: string }): SharedFile {
+  return {
+    name: file.name || basename(file.path),
+    mime: file.name.endsWith('.csv') ? 'text/csv' : 'application/octet-stream',
+    sizeBytes: statSync(file.path).size,
+    download: () => readFile(file.path),
+  };
+}

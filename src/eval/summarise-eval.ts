@@ -1,0 +1,59 @@
+/** A run's results summed up: accuracy three ways (overall, by level, by concept), statuses, tokens and cost. */
+import type { Accuracy, CaseResult, CaseStatus, EvalSummary } from './eval-case.js';
+
+/** Accuracy as the DABench paper reports it: by question, by sub-question, and proportional. */
+export function accuracyOf(results: CaseResult[]): Accuracy {
+  const parts = results.reduce((total, result) => total + result.parts.length, 0);
+  const correctParts = results.reduce((total, result) => total + result.parts.filter((part) => part.correct).length, 0);
+  const share = (result: CaseResult) =>
+    result.parts.length === 0 ? 0 : result.parts.filter((part) => part.correct).length / result.parts.length;
+  return {
+    cases: results.length,
+    byQuestion: results.length === 0 ? 0 : results.filter((result) => result.correct).length / results.length,
+    bySubQuestion: parts === 0 ? 0 : correctParts / parts,
+    proportional:
+      results.length === 0 ? 0 : results.reduce((total, result) => total + share(result), 0) / results.length,
+  };
+}
+
+function groupBy(results: CaseResult[], keys: (result: CaseResult) => string[]): Record<string, Accuracy> {
+  const groups = new Map<string, CaseResult[]>();
+  for (const result of results) {
+    for (const key of keys(result)) groups.set(key, [...(groups.get(key) ?? []), result]);
+  }
+  return Object.fromEntries(
+    [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, group]) => [key, accuracyOf(group)]),
+  );
+}
+
+function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.ceil(sorted.length / 2) - 1] ?? 0;
+}
+
+export function summariseEval(
+  results: CaseResult[],
+  meta: { suite: string; model: string; startedAt: string; wallMs: number },
+): EvalSummary {
+  const statuses: Record<CaseStatus, number> = { done: 0, time_budget: 0, token_budget: 0, error: 0 };
+  for (const result of results) statuses[result.status] += 1;
+  const costs = results.flatMap((result) => (result.costUsd === undefined ? [] : [result.costUsd]));
+  return {
+    ...meta,
+    overall: accuracyOf(results),
+    byLevel: groupBy(results, (result) => [result.level]),
+    byConcept: groupBy(results, (result) => result.concepts),
+    statuses,
+    tokens: {
+      prompt: results.reduce((total, result) => total + result.tokens.prompt, 0),
+      completion: results.reduce((total, result) => total + result.tokens.completion, 0),
+    },
+    ...(costs.length > 0 ? { costUsd: costs.reduce((total, cost) => total + cost, 0) } : {}),
+    perCase: {
+      wallMsP50: median(results.map((result) => result.wallMs)),
+      modelMsP50: median(results.map((result) => result.modelMs)),
+      tokensP50: median(results.map((result) => result.tokens.prompt + result.tokens.completion)),
+    },
+  };
+}

@@ -1,0 +1,173 @@
+/**
+ * The DABench harness end to end with a scripted oracle through the real `openai` SDK: each case's
+ * CSV is shared into a fresh thread, the real router, agent, sandbox and tools run, and the answer is
+ * scored the benchmark's way. Right answers score 20/20, wrong numbers 0/20, an omitted part gets
+ * the benchmark's partial credit; for five cases the oracle computes its answer with pandas in the
+ * sandbox from the shared file, so the data path is proven, not only the scorer. A case over its
+ * token or time budget is stopped and reported, and the run goes on.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import {
+  callTool,
+  type ScriptContext,
+  type ScriptedModelServer,
+  type ScriptStep,
+  say,
+  startScriptedModelServer,
+} from '../../src/demo/scripted-model-server.js';
+import { answerFromLabels, dabenchOracle, type OracleAnswer } from '../../src/eval/dabench-oracle.js';
+import { type DabenchItem, dabenchCases, loadDabench, selectCases } from '../../src/eval/dabench-suite.js';
+import type { CaseResult } from '../../src/eval/eval-case.js';
+import { type EvalHarness, type EvalRunOptions, startEvalHarness } from '../../src/eval/eval-harness.js';
+import { summariseEval } from '../../src/eval/summarise-eval.js';
+import { createLlmClient } from '../../src/llm/create-llm-client.js';
+import { createLogger } from '../../src/logger.js';
+import { cleanUp } from '../support/clean-up.js';
+import { createTestEnvironment, type TestEnvironment } from '../support/test-environment.js';
+
+/** Pandas the oracle runs in the sandbox for five cases, printing the values in label order. */
+const COMPUTED: Record<number, string> = {
+  0: "import pandas as pd\ndf = pd.read_csv('/inputs/uploads/test_ave.csv')\nprint(f\"{df['Fare'].mean():.2f}\")",
+  9: "import pandas as pd\ndf = pd.read_csv('/inputs/uploads/GODREJIND.csv')\nprint(f\"{df['Close Price'].mean():.2f}\")",
+  14: [
+    'import pandas as pd',
+    "df = pd.read_csv('/inputs/uploads/GODREJIND.csv')",
+    "r = df['High Price'] - df['Low Price']",
+    'print(f"{r.mean():.2f} {r.std():.2f} {r.median():.2f}")',
+  ].join('\n'),
+  24: "import pandas as pd\ndf = pd.read_csv('/inputs/uploads/insurance.csv')\nprint(f\"{df['age'].mean():.2f}\")",
+  26: "import pandas as pd\ndf = pd.read_csv('/inputs/uploads/insurance.csv')\nprint(f\"{df['charges'].corr(df['children']):.2f}\")",
+};
+/** The names of case 14's values in the order its code prints them. */
+const PRINTED_NAMES: Record<number, string[]> = {
+  14: ['price_range_mean', 'price_range_std_dev', 'price_range_median'],
+};
+
+type Mode = 'right' | 'wrong' | 'omit' | 'computed' | 'chatty' | 'slow';
+let mode: Mode = 'right';
+
+/** Every labelled value, changed so that it no longer matches. */
+const wrongValue = (value: string) => (Number.isFinite(Number(value)) ? String(Number(value) + 1) : `${value}-not`);
+
+const answers: Record<Mode, OracleAnswer> = {
+  right: answerFromLabels,
+  wrong: (item) => say(item.labels.map(([name, value]) => `@${name}[${wrongValue(value)}]`).join(' ')),
+  omit: (item) =>
+    say(
+      item.labels
+        .slice(1)
+        .map(([name, value]) => `@${name}[${value}]`)
+        .join(' '),
+    ),
+  computed: (item, context) => computed(item, context),
+  chatty: () => callTool('run_python', { code: 'print(1)' }), // never answers: runs until its token budget
+  slow: () => ({ kind: 'delay', delayMs: 60_000, then: say('too late') }) as ScriptStep,
+};
+
+function computed(item: DabenchItem, context: ScriptContext): ScriptStep {
+  const code = COMPUTED[item.id];
+  if (!code) return answerFromLabels(item, context);
+  const result = context.lastToolResult;
+  if (result?.name !== 'run_python') return callTool('run_python', { code });
+  const values = result.content.match(/-?\d+(?:\.\d+)?/g) ?? [];
+  const names = PRINTED_NAMES[item.id] ?? item.labels.map(([name]) => name);
+  return say(names.map((name, index) => `@${name}[${values[index] ?? '?'}]`).join(' '));
+}
+
+let environment: TestEnvironment;
+let server: ScriptedModelServer;
+let harness: EvalHarness;
+let items: DabenchItem[];
+
+const RUN: EvalRunOptions = { concurrency: 4, caseWallMs: 120_000, caseTokens: 200_000 };
+
+async function run(
+  cases: ReturnType<typeof dabenchCases>,
+  options: Partial<EvalRunOptions> = {},
+): Promise<CaseResult[]> {
+  return harness.run(cases, { ...RUN, ...options });
+}
+
+beforeAll(async () => {
+  items = selectCases(await loadDabench(), '1-20');
+  environment = await createTestEnvironment('evalda');
+  const script = dabenchOracle(items, (item, context) => answers[mode](item, context), 200);
+  server = await startScriptedModelServer({ script });
+  const config = loadConfig(environment.env(server.url));
+  const logger = createLogger({ level: config.logLevel });
+  harness = await startEvalHarness({ config, logger, llm: createLlmClient(config.llm, logger) });
+}, 180_000);
+
+afterAll(async () => {
+  await cleanUp(
+    () => harness?.close(),
+    () => server?.close(),
+    () => environment?.close(),
+  );
+}, 120_000);
+
+describe('tally eval on DABench (scripted oracle)', () => {
+  it('scores the first 20 cases answered from their labels 20/20, the way the benchmark does', async () => {
+    mode = 'right';
+    const results = await run(dabenchCases(items));
+    expect(results.map((result) => result.id).slice(0, 3)).toEqual(['dabench-0', 'dabench-5', 'dabench-6']);
+    expect(
+      results.filter((result) => !result.correct).map((result) => [result.id, result.parts, result.error]),
+    ).toEqual([]);
+    const summary = summariseEval(results, { suite: 'dabench', model: 'oracle', startedAt: '', wallMs: 0 });
+    expect(summary.overall).toMatchObject({ cases: 20, byQuestion: 1, bySubQuestion: 1, proportional: 1 });
+    expect(Object.keys(summary.byLevel).sort()).toEqual(['easy', 'hard', 'medium']);
+    expect(summary.byConcept['Summary Statistics']?.cases).toBeGreaterThan(0);
+    expect(results.every((result) => result.tokens.prompt > 0 && result.modelCalls >= 2)).toBe(true);
+    // The CSV was shared into the thread as a person would: the model was told where it is.
+    expect(JSON.stringify(server.chatRequests.at(-1)?.body)).toContain('/inputs/uploads/');
+  }, 300_000);
+
+  it('scores wrong numbers 0/20, and one omitted part of two with partial credit', async () => {
+    mode = 'wrong';
+    const wrong = await run(dabenchCases(items));
+    expect(wrong.filter((result) => result.correct)).toEqual([]);
+    expect(summariseEval(wrong, { suite: 'dabench', model: 'oracle', startedAt: '', wallMs: 0 }).overall).toMatchObject(
+      {
+        byQuestion: 0,
+        bySubQuestion: 0,
+      },
+    );
+    mode = 'omit';
+    const twoParts = items.filter((item) => item.labels.length === 2);
+    expect(twoParts.length).toBeGreaterThan(0);
+    const [omitted] = await run(dabenchCases(twoParts.slice(0, 1)));
+    expect(omitted?.correct).toBe(false);
+    expect(omitted?.parts.map((part) => part.correct)).toEqual([false, true]);
+    expect(omitted?.parts[0]?.why).toMatch(/^no @\w+\[…\] in the answer$/);
+    const summary = summariseEval(omitted ? [omitted] : [], { suite: 'd', model: 'o', startedAt: '', wallMs: 0 });
+    expect(summary.overall).toMatchObject({ byQuestion: 0, bySubQuestion: 0.5, proportional: 0.5 });
+  }, 300_000);
+
+  it('computes five answers with pandas in the sandbox from the shared CSV, and scores them correct', async () => {
+    mode = 'computed';
+    const picked = items.filter((item) => COMPUTED[item.id] !== undefined);
+    expect(picked).toHaveLength(5);
+    const results = await run(dabenchCases(picked));
+    expect(results.map((result) => [result.id, result.correct, result.answer])).toEqual(
+      picked.map((item) => [`dabench-${item.id}`, true, expect.stringMatching(/^@/)]),
+    );
+    expect(results.every((result) => result.toolCalls === 1 && result.failedToolCalls === 0)).toBe(true);
+  }, 300_000);
+
+  it('stops a case over its token budget and one over its time budget, and goes on with the rest', async () => {
+    mode = 'chatty';
+    const [overTokens] = await run(dabenchCases(items.slice(0, 1)), { caseTokens: 200 });
+    expect(overTokens?.status).toBe('token_budget');
+    expect(overTokens?.correct).toBe(false);
+    expect(overTokens?.error).toMatch(/over its budget of 200/);
+    mode = 'slow';
+    const [overTime] = await run(dabenchCases(items.slice(1, 2)), { caseWallMs: 1500 });
+    expect(overTime?.status).toBe('time_budget');
+    expect(overTime?.error).toMatch(/wall-clock budget of 1500 ms/);
+    mode = 'right';
+    const [after] = await run(dabenchCases(items.slice(2, 3)));
+    expect(after?.correct).toBe(true);
+  }, 300_000);
+});
