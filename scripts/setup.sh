@@ -20,8 +20,10 @@ fi
 
 bash scripts/ensure-docker.sh
 npx --no-install tsx sandbox/image/build-image.ts
-# The tests also need a MySQL/MariaDB server and Redis; the demo runs on embedded SQLite files.
+# The tests also need a MySQL/MariaDB server, Redis and Chromium (to render the eval report); the demo
+# runs on embedded SQLite files.
 if [ "${1:-}" = "--for-tests" ]; then
   bash scripts/ensure-mariadb.sh >/dev/null
   bash scripts/ensure-redis.sh >/dev/null
+  bash scripts/ensure-chromium.sh >/dev/null
 fi

@@ -68,6 +68,11 @@ export interface LlmSettings {
   embeddingModel?: string;
   timeoutMs: number;
   maxRetries: number;
+  /**
+   * USD per million prompt and completion tokens by model name (TALLY_MODEL_PRICES, e.g.
+   * `gpt-4o-mini=0.15/0.60`); `tally eval` turns tokens into money with it.
+   */
+  prices?: Record<string, { promptPerMillion: number; completionPerMillion: number }>;
 }
 
 export interface AgentLimitSettings {

@@ -59,6 +59,13 @@ const schema = z.object({
   LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
   LLM_EMBEDDING_MODEL: z.string().min(1).optional(),
   LLM_TIMEOUT_MS: milliseconds(120_000),
+  TALLY_MODEL_PRICES: z
+    .string()
+    .regex(
+      /^(\s*[^=,\s]+=\d+(\.\d+)?\/\d+(\.\d+)?\s*(,|$))*$/,
+      'use <model>=<USD per 1M prompt tokens>/<USD per 1M completion tokens>, comma-separated',
+    )
+    .default(''),
   LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
   TALLY_CONTEXT_TOKENS: count(48_000),
   TALLY_REVIEWERS: z.string().default(''),
@@ -206,6 +213,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
       ),
       ...(e.LLM_EMBEDDING_MODEL === undefined ? {} : { embeddingModel: e.LLM_EMBEDDING_MODEL }),
       timeoutMs: e.LLM_TIMEOUT_MS,
+      prices: Object.fromEntries(
+        list(e.TALLY_MODEL_PRICES).map((entry) => {
+          const [model = '', price = ''] = entry.split('=');
+          const [prompt, completion] = price.split('/').map(Number);
+          return [model, { promptPerMillion: prompt ?? 0, completionPerMillion: completion ?? 0 }];
+        }),
+      ),
       maxRetries: e.LLM_MAX_RETRIES,
     },
     agent: { contextTokens: e.TALLY_CONTEXT_TOKENS },
