@@ -63,6 +63,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TALLY_LOCK_TTL_MS: '10' })).toThrow(/TALLY_LOCK_TTL_MS/);
   });
 
+  it('reads a price table for the models, and refuses a malformed one naming it', () => {
+    expect(loadConfig({}).llm.prices).toEqual({});
+    expect(loadConfig({ TALLY_MODEL_PRICES: 'gpt-4o-mini=0.15/0.60, gpt-4o=2.5/10' }).llm.prices).toEqual({
+      'gpt-4o-mini': { promptPerMillion: 0.15, completionPerMillion: 0.6 },
+      'gpt-4o': { promptPerMillion: 2.5, completionPerMillion: 10 },
+    });
+    expect(() => loadConfig({ TALLY_MODEL_PRICES: 'gpt-4o=cheap' })).toThrow(/TALLY_MODEL_PRICES/);
+  });
+
   it('defaults to the embedded demo database and reads named ones', () => {
     const embedded = loadConfig({ TALLY_HOME: '/srv/tally' });
     expect(embedded.databases).toEqual([{ name: 'telco', url: 'sqlite:/srv/tally/telco.db', embedded: true }]);
