@@ -99,6 +99,7 @@ describe('loadConfig', () => {
       stageModels: {},
       timeoutMs: 120_000,
       maxRetries: 3,
+      prices: {},
     });
     expect(loadConfig({ TALLY_CONTEXT_TOKENS: '9000' }).agent).toEqual({ contextTokens: 9000 });
     const config = loadConfig({
