@@ -11,7 +11,8 @@ import { type DiscordSettings, loadConfig, type SlackSettings } from './config.j
 import { createTally } from './create-tally.js';
 import { DEMO_REQUEST, DEMO_REVIEW, demoScript } from './demo/demo-script.js';
 import { startScriptedModelServer } from './demo/scripted-model-server.js';
-import { AppError } from './errors.js';
+import { AppError, EvalInputError } from './errors.js';
+import { evalCommand } from './eval/eval-command.js';
 import { createLlmClient } from './llm/create-llm-client.js';
 import { createLogger } from './logger.js';
 import { serveChat } from './serve-chat.js';
@@ -27,6 +28,9 @@ const USAGE = `usage: tally <command>
   slack                connect to Slack (SLACK_BOT_TOKEN, and SLACK_APP_TOKEN or
                        SLACK_SIGNING_SECRET; needs LLM_BASE_URL); runs until stopped
   discord              connect to Discord (DISCORD_TOKEN; needs LLM_BASE_URL); runs until stopped
+  eval --suite dabench|golden [--cases 1-40,77] [--concurrency N] [--model NAME] [--out DIR]
+                       measure the agent on questions with known answers (see the README,
+                       Evaluating tally); eval --compare A B puts two runs side by side
   export-training --out FILE.jsonl
                        fine-tuning data from reviewed work: accepted sections as chat
                        examples in FILE.jsonl, revised versions paired with the accepted
@@ -129,6 +133,13 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'export-training') return exportTrainingCommand(rest);
+  if (command === 'eval') {
+    return evalCommand(rest, (line) => process.stdout.write(`${line}\n`)).catch((error: unknown) => {
+      if (!(error instanceof EvalInputError)) throw error;
+      process.stderr.write(`${error.message}\n`);
+      return 2;
+    });
+  }
   if (command === 'slack' || command === 'discord') return chatCommand(command);
   const ask = command === 'ask' ? parseAsk(rest) : undefined;
   if (!['demo', 'chat', 'ask'].includes(command) || typeof ask === 'string') {

@@ -172,10 +172,11 @@ export class Agent {
   ): Promise<TurnOutcome | { plan: string; playbook: string }> {
     const { conversation, settings, emit } = request;
     let plan = '';
-    let playbook = this.playbook(conversation.playbook);
     const text = pending
       ? `${pending.request}\n\n(Asked "${pending.text}", the user answered: ${answerText(pending, request.text)})`
       : request.text;
+    // A clarified request was triaged before its question; it is ranked and planned like any other.
+    let multiStep = pending?.multiStep ?? false;
     if (!pending) {
       const decision = await triage({
         llm: this.options.llm,
@@ -188,7 +189,13 @@ export class Agent {
       });
       if (decision.verdict === 'ambiguous' && decision.question) {
         const choices = decision.choices ? { choices: decision.choices } : {};
-        conversation.pending = { kind: 'triage', request: text, text: decision.question, ...choices };
+        conversation.pending = {
+          kind: 'triage',
+          request: text,
+          text: decision.question,
+          ...choices,
+          ...(decision.multi_step ? { multiStep: true } : {}),
+        };
         await emit({ kind: 'question', text: decision.question, ...choices });
         return 'asked';
       }
@@ -200,32 +207,42 @@ export class Agent {
         });
         return 'out_of_scope';
       }
-      const { embed } = this.options.llm;
-      const [followed] = await rankPlaybooksFor(this.options.playbooks ?? [], text, {
-        ...(embed ? { embed } : {}),
-        signal: request.signal,
-        logger: this.options.logger,
-      });
-      if (followed) {
-        conversation.playbook = followed.playbook.file;
-        playbook = this.playbook(followed.playbook.file);
-        await emit({
-          kind: 'text',
-          markdown: `Following playbook: ${followed.playbook.title} (${followed.playbook.file})`,
-        });
-      } else {
-        delete conversation.playbook;
-        playbook = '';
-      }
-      if (settings.decompose === 'on' || (settings.decompose === 'auto' && decision.multi_step)) {
-        plan = await this.plan(text, schema, playbook, settings, request.signal);
-        await emit({ kind: 'text', markdown: `Plan:\n${plan}` });
-      }
+      multiStep = decision.multi_step ?? false;
+    }
+    const playbook = await this.followPlaybook(text, conversation, emit, request.signal);
+    if (settings.decompose === 'on' || (settings.decompose === 'auto' && multiStep)) {
+      plan = await this.plan(text, schema, playbook, settings, request.signal);
+      await emit({ kind: 'text', markdown: `Plan:\n${plan}` });
     }
     conversation.request = text;
     await request.log({ kind: 'request', text });
     conversation.messages.push({ role: 'user', content: text });
     return { plan, playbook };
+  }
+
+  /** Finds the playbook that fits the request, tells the thread, and returns it as prompt text ('' for none). */
+  private async followPlaybook(
+    text: string,
+    conversation: Conversation,
+    emit: TurnRequest['emit'],
+    signal: AbortSignal,
+  ): Promise<string> {
+    const { embed } = this.options.llm;
+    const [followed] = await rankPlaybooksFor(this.options.playbooks ?? [], text, {
+      ...(embed ? { embed } : {}),
+      signal,
+      logger: this.options.logger,
+    });
+    if (!followed) {
+      delete conversation.playbook;
+      return '';
+    }
+    conversation.playbook = followed.playbook.file;
+    await emit({
+      kind: 'text',
+      markdown: `Following playbook: ${followed.playbook.title} (${followed.playbook.file})`,
+    });
+    return this.playbook(followed.playbook.file);
   }
 
   /** The result of the call a paused turn waited on: the answer, the review decision, or the approved cell's run. */

@@ -7,7 +7,7 @@ export type PendingQuestion =
   /** The model called ask_user: the answer becomes that call's tool result. */
   | { kind: 'tool'; callId: string; text: string; choices?: string[] }
   /** Triage found the request ambiguous: the answer is added to the original request. */
-  | { kind: 'triage'; request: string; text: string; choices?: string[] }
+  | { kind: 'triage'; request: string; text: string; choices?: string[]; multiStep?: boolean }
   /** A drafted section awaits review: the decision becomes the draft_section call's result. */
   | ({ callId: string } & Extract<Pause, { kind: 'review' }>)
   /** A cell awaits approval: Run / Edit / Skip decides what runs, and its outcome is the call's result. */
