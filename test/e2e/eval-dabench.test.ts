@@ -14,6 +14,7 @@ import {
   type ScriptedModelServer,
   type ScriptStep,
   say,
+  slow,
   startScriptedModelServer,
 } from '../../src/demo/scripted-model-server.js';
 import { answerFromLabels, dabenchOracle, type OracleAnswer } from '../../src/eval/dabench-oracle.js';
@@ -62,7 +63,7 @@ const answers: Record<Mode, OracleAnswer> = {
     ),
   computed: (item, context) => computed(item, context),
   chatty: () => callTool('run_python', { code: 'print(1)' }), // never answers: runs until its token budget
-  slow: () => ({ kind: 'delay', delayMs: 60_000, then: say('too late') }) as ScriptStep,
+  slow: () => slow(60_000, say('too late')),
 };
 
 function computed(item: DabenchItem, context: ScriptContext): ScriptStep {
