@@ -7,7 +7,6 @@
  * token or time budget is stopped and reported, and the run goes on.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import {
   callTool,
   type ScriptContext,
@@ -15,17 +14,13 @@ import {
   type ScriptStep,
   say,
   slow,
-  startScriptedModelServer,
 } from '../../src/demo/scripted-model-server.js';
 import { answerFromLabels, dabenchOracle, type OracleAnswer } from '../../src/eval/dabench-oracle.js';
 import { type DabenchItem, dabenchCases, loadDabench, selectCases } from '../../src/eval/dabench-suite.js';
 import type { CaseResult } from '../../src/eval/eval-case.js';
-import { type EvalHarness, type EvalRunOptions, startEvalHarness } from '../../src/eval/eval-harness.js';
+import type { EvalHarness, EvalRunOptions } from '../../src/eval/eval-harness.js';
 import { summariseEval } from '../../src/eval/summarise-eval.js';
-import { createLlmClient } from '../../src/llm/create-llm-client.js';
-import { createLogger } from '../../src/logger.js';
-import { cleanUp } from '../support/clean-up.js';
-import { createTestEnvironment, type TestEnvironment } from '../support/test-environment.js';
+import { type EvalFixture, startEvalFixture } from '../support/eval-fixture.js';
 
 /** Pandas the oracle runs in the sandbox for five cases, printing the values in label order. */
 const COMPUTED: Record<number, string> = {
@@ -76,7 +71,7 @@ function computed(item: DabenchItem, context: ScriptContext): ScriptStep {
   return say(names.map((name, index) => `@${name}[${values[index] ?? '?'}]`).join(' '));
 }
 
-let environment: TestEnvironment;
+let fixture: EvalFixture | undefined;
 let server: ScriptedModelServer;
 let harness: EvalHarness;
 let items: DabenchItem[];
@@ -92,20 +87,14 @@ async function run(
 
 beforeAll(async () => {
   items = selectCases(await loadDabench(), '1-20');
-  environment = await createTestEnvironment('evalda');
   const script = dabenchOracle(items, (item, context) => answers[mode](item, context), 200);
-  server = await startScriptedModelServer({ script });
-  const config = loadConfig(environment.env(server.url));
-  const logger = createLogger({ level: config.logLevel });
-  harness = await startEvalHarness({ config, logger, llm: createLlmClient(config.llm, logger) });
+  fixture = await startEvalFixture('evalda', script);
+  harness = fixture.harness;
+  server = fixture.server;
 }, 180_000);
 
 afterAll(async () => {
-  await cleanUp(
-    () => harness?.close(),
-    () => server?.close(),
-    () => environment?.close(),
-  );
+  await fixture?.close();
 }, 120_000);
 
 describe('tally eval on DABench (scripted oracle)', () => {

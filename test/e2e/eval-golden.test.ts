@@ -5,29 +5,20 @@
  * that rounds one case's rates to 2 decimals fails that case alone, and its checker says why.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import {
-  type ScriptedModelServer,
-  type ScriptStep,
-  startScriptedModelServer,
-} from '../../src/demo/scripted-model-server.js';
+import type { ScriptStep } from '../../src/demo/scripted-model-server.js';
 import type { CaseResult } from '../../src/eval/eval-case.js';
-import { type EvalHarness, startEvalHarness } from '../../src/eval/eval-harness.js';
+import type { EvalHarness } from '../../src/eval/eval-harness.js';
 import { loadGoldenCases } from '../../src/eval/golden/golden-suite.js';
 import { churnAucBand } from '../../src/eval/golden/model-case.js';
 import { computeTelcoFacts } from '../../src/eval/golden/telco-facts.js';
-import { createLlmClient } from '../../src/llm/create-llm-client.js';
-import { createLogger } from '../../src/logger.js';
-import { cleanUp } from '../support/clean-up.js';
+import { type EvalFixture, startEvalFixture } from '../support/eval-fixture.js';
 import { goldenOracleStep, STALE_CASE } from '../support/golden-oracle.js';
-import { createTestEnvironment, type TestEnvironment } from '../support/test-environment.js';
 
 const facts = computeTelcoFacts();
 const cases = loadGoldenCases(facts);
 const RUN = { concurrency: 4, caseWallMs: 120_000, caseTokens: 400_000 };
 
-let environment: TestEnvironment;
-let server: ScriptedModelServer;
+let fixture: EvalFixture | undefined;
 let harness: EvalHarness;
 let stale = false;
 
@@ -39,22 +30,15 @@ const failures = (results: CaseResult[]) =>
   ]);
 
 beforeAll(async () => {
-  environment = await createTestEnvironment('evalgold');
   const right = goldenOracleStep();
   const rounded = goldenOracleStep({ stale: true });
   const script = Array.from({ length: 1000 }, (): ScriptStep => (context) => (stale ? rounded : right)(context));
-  server = await startScriptedModelServer({ script });
-  const config = loadConfig(environment.env(server.url));
-  const logger = createLogger({ level: config.logLevel });
-  harness = await startEvalHarness({ config, logger, llm: createLlmClient(config.llm, logger) });
+  fixture = await startEvalFixture('evalgold', script);
+  harness = fixture.harness;
 }, 180_000);
 
 afterAll(async () => {
-  await cleanUp(
-    () => harness?.close(),
-    () => server?.close(),
-    () => environment?.close(),
-  );
+  await fixture?.close();
 }, 120_000);
 
 describe('tally eval on the telco golden suite (scripted oracle)', () => {
