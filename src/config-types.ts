@@ -10,8 +10,10 @@ export interface SandboxSettings {
   cpus: number;
   pidsLimit: number;
   tmpMb: number;
-  /** Largest file a kernel may write, in MiB (RLIMIT_FSIZE); /workspace has no total quota. */
+  /** Largest file a kernel may write, in MiB (RLIMIT_FSIZE). */
   fileSizeMb: number;
+  /** What /workspace and /inputs of one session may hold together, in MiB (TALLY_SANDBOX_DISK_MB). */
+  diskMb: number;
   poolSize: number;
   /** The warm pool grows with the arrival rate of new threads up to this (TALLY_SANDBOX_POOL_MAX). */
   poolMax: number;
@@ -35,6 +37,11 @@ export interface OperationSettings {
   httpPort: number | undefined;
   /** On SIGTERM, running turns get this long to finish (TALLY_SHUTDOWN_GRACE_MS). */
   shutdownGraceMs: number;
+  /**
+   * Stop start-up when a database account can write or read other schemas (TALLY_REQUIRE_READONLY);
+   * unset means the command's default (on for `slack` and `discord`, off otherwise).
+   */
+  requireReadonly?: boolean;
 }
 
 /** A database tally may read: `mysql://…` or `sqlite:path`. */
@@ -44,6 +51,11 @@ export interface DatabaseSettings {
   url: string;
   /** The demo database tally builds itself in TALLY_HOME when no DATABASE_URL is set. */
   embedded?: boolean;
+  /**
+   * MySQL: schemas besides the URL's database that statements may read (DATABASE_SCHEMAS_<NAME>,
+   * e.g. DATABASE_SCHEMAS_TELCO_DB=telco_archive).
+   */
+  schemas?: string[];
 }
 
 export interface DatabaseLimitSettings {

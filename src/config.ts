@@ -42,6 +42,7 @@ const schema = z.object({
   TALLY_SANDBOX_PIDS: count(256),
   TALLY_SANDBOX_TMP_MB: count(256),
   TALLY_SANDBOX_FILE_SIZE_MB: count(4096),
+  TALLY_SANDBOX_DISK_MB: count(2048),
   TALLY_SANDBOX_POOL_SIZE: z.coerce.number().int().min(0).max(32).default(1),
   TALLY_SANDBOX_POOL_MAX: z.coerce.number().int().min(0).max(64).optional(),
   TALLY_SANDBOX_START_CONCURRENCY: count(availableParallelism()),
@@ -110,6 +111,7 @@ const schema = z.object({
   TALLY_LOCK_TTL_MS: milliseconds(20_000).refine((value) => value >= 1000, 'at least 1000 ms'),
   TALLY_HTTP_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
   TALLY_SHUTDOWN_GRACE_MS: milliseconds(30_000),
+  TALLY_REQUIRE_READONLY: z.enum(['true', 'false']).optional(),
 });
 
 const list = (value: string) =>
@@ -154,6 +156,12 @@ function namedDatabases(env: NodeJS.ProcessEnv, issues: ConfigIssue[]): Database
   return found.sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/** Other schemas a MySQL database may read besides its own (DATABASE_SCHEMAS_<NAME>, comma-separated). */
+function withSchemas(database: DatabaseSettings, env: NodeJS.ProcessEnv): DatabaseSettings {
+  const listed = list(env[`DATABASE_SCHEMAS_${database.name.toUpperCase()}`] ?? '');
+  return listed.length > 0 ? { ...database, schemas: listed } : database;
+}
+
 /** The config from the environment; `overrides` (command-line flags) win over it. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Record<string, string> = {}): Config {
   env = { ...env, ...overrides };
@@ -192,6 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
       pidsLimit: e.TALLY_SANDBOX_PIDS,
       tmpMb: e.TALLY_SANDBOX_TMP_MB,
       fileSizeMb: e.TALLY_SANDBOX_FILE_SIZE_MB,
+      diskMb: e.TALLY_SANDBOX_DISK_MB,
       poolSize: e.TALLY_SANDBOX_POOL_SIZE,
       poolMax: Math.max(e.TALLY_SANDBOX_POOL_SIZE, e.TALLY_SANDBOX_POOL_MAX ?? (e.TALLY_SANDBOX_POOL_SIZE > 0 ? 4 : 0)),
       startConcurrency: e.TALLY_SANDBOX_START_CONCURRENCY,
@@ -200,7 +209,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
       cellTimeoutMs: e.TALLY_CELL_TIMEOUT_MS,
       outputLimitBytes: e.TALLY_OUTPUT_LIMIT_BYTES,
     },
-    databases: [{ name: databaseName(main), url: main, ...(e.DATABASE_URL ? {} : { embedded: true }) }, ...named],
+    databases: [{ name: databaseName(main), url: main, ...(e.DATABASE_URL ? {} : { embedded: true }) }, ...named].map(
+      (database) => withSchemas(database, env),
+    ),
     llm: {
       baseUrl: e.LLM_BASE_URL,
       apiKey: e.LLM_API_KEY,
@@ -261,6 +272,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
       lockTtlMs: e.TALLY_LOCK_TTL_MS,
       httpPort: e.TALLY_HTTP_PORT,
       shutdownGraceMs: e.TALLY_SHUTDOWN_GRACE_MS,
+      ...(e.TALLY_REQUIRE_READONLY === undefined ? {} : { requireReadonly: e.TALLY_REQUIRE_READONLY === 'true' }),
     },
     databaseLimits: {
       queryTimeoutMs: e.TALLY_QUERY_TIMEOUT_MS,

@@ -63,6 +63,22 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TALLY_LOCK_TTL_MS: '10' })).toThrow(/TALLY_LOCK_TTL_MS/);
   });
 
+  it('reads the disk quota, the read-only requirement and the schemas a database may read', () => {
+    const defaults = loadConfig({});
+    expect(defaults.sandbox.diskMb).toBe(2048);
+    expect(defaults.operations.requireReadonly).toBeUndefined();
+    const set = loadConfig({
+      TALLY_SANDBOX_DISK_MB: '512',
+      TALLY_REQUIRE_READONLY: 'true',
+      DATABASE_URL: 'mysql://tally_ro@db:3306/telco_db',
+      DATABASE_SCHEMAS_TELCO_DB: 'telco_archive, telco_ref',
+    });
+    expect(set.sandbox.diskMb).toBe(512);
+    expect(set.operations.requireReadonly).toBe(true);
+    expect(set.databases[0]).toMatchObject({ name: 'telco_db', schemas: ['telco_archive', 'telco_ref'] });
+    expect(() => loadConfig({ TALLY_REQUIRE_READONLY: 'yes' })).toThrow(/TALLY_REQUIRE_READONLY/);
+  });
+
   it('reads a price table for the models, and refuses a malformed one naming it', () => {
     expect(loadConfig({}).llm.prices).toEqual({});
     expect(loadConfig({ TALLY_MODEL_PRICES: 'gpt-4o-mini=0.15/0.60, gpt-4o=2.5/10' }).llm.prices).toEqual({
