@@ -13,8 +13,10 @@ import { Agent } from './agent/agent.js';
 import { loadPlaybooks, parsePlaybook } from './agent/playbooks.js';
 import { loadStagePrompts } from './agent/stage-prompts.js';
 import { approvalModeFor, type Config } from './config.js';
+import { checkAccount, databaseVariable, describeFinding } from './db/account-check.js';
 import { measuredDatabase } from './db/measured-database.js';
 import { openDatabase, sqlitePath } from './db/open-database.js';
+import { DatabaseAccountNotReadonlyError } from './errors.js';
 import { measuredLlm } from './llm/measured-llm-client.js';
 import type { Logger } from './logger.js';
 import { type OpsServer, startOpsServer } from './ops/ops-server.js';
@@ -51,6 +53,8 @@ export interface CreateTallyOptions {
   say?: (line: string) => void;
   /** Serve /healthz, /readyz and /metrics here when TALLY_HTTP_PORT is not set (the chat services). */
   defaultHttpPort?: number;
+  /** Stop when a database account can do more than read, unless TALLY_REQUIRE_READONLY says otherwise. Default false. */
+  requireReadonly?: boolean;
 }
 
 export function createSandbox(config: Config, logger: Logger, metrics: Metrics = NO_METRICS): Promise<DockerSandbox> {
@@ -92,6 +96,33 @@ export async function openDatabases(config: Config, logger: Logger, say: (line: 
   return databases;
 }
 
+/**
+ * Warns, loudly and grant by grant, about database accounts that can write, administer the server
+ * or read other schemas; with TALLY_REQUIRE_READONLY (default on for the chat services) start-up stops.
+ */
+async function checkAccounts(config: Config, logger: Logger, options: CreateTallyOptions): Promise<void> {
+  const findings = (
+    await Promise.all(
+      config.databases.map((settings, index) =>
+        checkAccount(settings, databaseVariable(index, settings)).catch((error: unknown) => {
+          logger.warn({ err: error, database: settings.name }, 'could not check the database account');
+          return [];
+        }),
+      ),
+    )
+  ).flat();
+  for (const finding of findings) {
+    logger.warn(
+      { variable: finding.variable, grant: finding.grant, problem: finding.problem },
+      describeFinding(finding),
+    );
+    options.say?.(`warning: ${describeFinding(finding)}`);
+  }
+  if (findings.length > 0 && (config.operations.requireReadonly ?? options.requireReadonly ?? false)) {
+    throw new DatabaseAccountNotReadonlyError(findings);
+  }
+}
+
 /** Playbooks saved from accepted reports; none until the first is saved. */
 async function loadSavedPlaybooks(folder: string) {
   return existsSync(folder) ? loadPlaybooks(folder) : [];
@@ -106,6 +137,12 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
   const databases = (await openDatabases(config, logger, options.say ?? (() => {}))).map((database) =>
     measuredDatabase(database, metrics),
   );
+  try {
+    await checkAccounts(config, logger, options);
+  } catch (error) {
+    await Promise.all(databases.map((database) => database.close()));
+    throw error;
+  }
   const store = await createStore({
     redisUrl: config.redisUrl,
     keyPrefix: config.redisPrefix,

@@ -27,6 +27,7 @@ export type ErrorCode =
   | 'TELCO_DATABASE_UNREACHABLE'
   | 'TELCO_DATABASE_REFUSED'
   | 'PROMPT_FILE_INVALID'
+  | 'DATABASE_ACCOUNT_NOT_READONLY'
   | 'EVAL_BUDGET_EXCEEDED'
   | 'EVAL_INPUT_INVALID';
 
@@ -355,5 +356,18 @@ export class EvalBudgetError extends AppError {
 export class EvalInputError extends AppError {
   constructor(message: string) {
     super('EVAL_INPUT_INVALID', message);
+  }
+}
+
+/** A database account that can do more than read its schema, with TALLY_REQUIRE_READONLY on. */
+export class DatabaseAccountNotReadonlyError extends AppError {
+  constructor(findings: Array<{ variable: string; database: string; problem: string; grant: string }>) {
+    const first = findings[0];
+    const more = findings.length > 1 ? ` (and ${findings.length - 1} more grants; see the warnings)` : '';
+    super(
+      'DATABASE_ACCOUNT_NOT_READONLY',
+      `The ${first?.database} account (${first?.variable}) ${first?.problem}: ${first?.grant}${more}. Use an account that can only SELECT from its schema, or set TALLY_REQUIRE_READONLY=false.`,
+      { details: { findings } },
+    );
   }
 }

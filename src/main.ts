@@ -106,6 +106,7 @@ async function chatCommand(platform: 'slack' | 'discord'): Promise<number> {
     config,
     logger,
     defaultHttpPort: DEFAULT_HTTP_PORT,
+    requireReadonly: true,
     llm: createLlmClient(config.llm, logger.child({ component: 'llm' })),
     createAdapter: (known, memory) =>
       platform === 'slack'
@@ -206,11 +207,14 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
+/** Errors that are the operator's to fix in the configuration: exit code 2, like bad arguments. */
+const CONFIGURATION_ERRORS = new Set(['CONFIG_INVALID', 'DATABASE_ACCOUNT_NOT_READONLY']);
+
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     const message = error instanceof AppError ? error.message : error instanceof Error ? error.stack : String(error);
     process.stderr.write(`tally: ${message}\n`);
-    process.exit(1);
+    process.exit(error instanceof AppError && CONFIGURATION_ERRORS.has(error.code) ? 2 : 1);
   },
 );

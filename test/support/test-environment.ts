@@ -39,6 +39,8 @@ export async function createTestEnvironment(prefix: string): Promise<TestEnviron
       LLM_MAX_RETRIES: '2',
       TALLY_SANDBOX_POOL_SIZE: '0',
       LOG_LEVEL: 'silent',
+      // The test database is reached with the admin account; tests of the account check set it to true.
+      TALLY_REQUIRE_READONLY: 'false',
     }),
     async close() {
       await database.drop();
