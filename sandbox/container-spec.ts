@@ -17,8 +17,8 @@ export interface SandboxLimits {
   /** Size of the tmpfs on /tmp. */
   tmpMb: number;
   /**
-   * Largest file a kernel process may write (RLIMIT_FSIZE), in MiB; default 4096. A partial guard
-   * for the host's disk: /workspace has no total quota, so many files can still fill it.
+   * Largest file a kernel process may write (RLIMIT_FSIZE), in MiB; default 4096. The total of a
+   * session's files is held by its disk quota (TALLY_SANDBOX_DISK_MB, see loop-filesystem.ts).
    */
   fileSizeMb?: number;
 }

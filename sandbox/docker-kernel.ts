@@ -17,6 +17,7 @@ import type {
 import { awaitReply, type ReplyOutcome } from './await-reply.js';
 import type { SandboxLimits } from './container-spec.js';
 import { hostFailure, succeeded, toExecution } from './execution.js';
+import { explainDiskFull } from './explain-disk-full.js';
 import { CANCELLED, deathError, timeoutError, unresponsiveError } from './host-failures.js';
 import { ChannelClosedError, type KernelChannel } from './kernel-channel.js';
 import { type ContainerEnd, KernelContainer } from './kernel-container.js';
@@ -242,6 +243,7 @@ export class DockerKernel implements Kernel {
       const pending = this.request(code, options.outputLimitBytes ?? this.options.outputLimitBytes);
       const first = await awaitReply(pending, timeoutMs, options.signal);
       const execution = await this.settle(first, pending, timeoutMs, elapsed);
+      if (execution.error) execution.error = await explainDiskFull(execution.error, this.options.workspace);
       if (restartedFirst && !execution.restarted) execution.restarted = restartedFirst;
       if (!execution.error && options.journal !== false) this.journal.push({ code, timeoutMs });
       this.options.onCell?.(execution.durationMs);

@@ -13,6 +13,7 @@ import type { AcquireOptions, Kernel, Sandbox } from '../src/ports/sandbox.js';
 import { LABELS, type SandboxLimits } from './container-spec.js';
 import { DockerKernel } from './docker-kernel.js';
 import { KernelAdmission } from './kernel-admission.js';
+import { LoopFilesystem } from './loop-filesystem.js';
 import { removeTree } from './remove-tree.js';
 import { WarmPool } from './warm-pool.js';
 import { Workspace } from './workspace.js';
@@ -26,6 +27,13 @@ export interface DockerSandboxOptions {
   /** Host folder that holds one workspace folder per kernel. It belongs to this instance: start-up empties it. */
   workspaceRoot: string;
   limits: SandboxLimits;
+  /**
+   * What /workspace and /inputs of one session may hold together, in MiB: a loop-mounted filesystem
+   * per session (see loop-filesystem.ts). It needs root, loop devices and mkfs.ext4; where start-up
+   * cannot mount one (rootless Docker, Docker Desktop) it logs a warning and sessions get plain
+   * folders without a total quota. Default 2048.
+   */
+  diskMb?: number;
   /** Kernels kept started and ready at the least. 0 (with poolMax 0) disables the pool. */
   poolSize: number;
   /** The pool grows with the arrival rate of new sessions up to this. Default: poolSize. */
@@ -79,6 +87,7 @@ export class DockerSandbox implements Sandbox {
   private startedCount = 0;
   private sweeper: NodeJS.Timeout | undefined;
   private sweeping: Promise<number> | undefined;
+  private diskMb: number | undefined;
 
   private constructor(private readonly options: DockerSandboxOptions) {
     this.admission = new KernelAdmission({
@@ -109,6 +118,7 @@ export class DockerSandbox implements Sandbox {
       });
     const sandbox = new DockerSandbox(options);
     await sandbox.reapOrphans();
+    await sandbox.checkDiskQuota();
     sandbox.pool.fill();
     const every = Math.max(1000, Math.min(60_000, Math.floor(options.idleTtlMs / 2)));
     sandbox.sweeper = setInterval(() => {
@@ -121,6 +131,11 @@ export class DockerSandbox implements Sandbox {
   /** Kernels that belong to sessions now (not counting the pool). */
   get sessions(): ReadonlyMap<string, DockerKernel> {
     return this.live;
+  }
+
+  /** Each session's disk quota in MiB, or undefined where this host cannot enforce one. */
+  get diskQuotaMb(): number | undefined {
+    return this.diskMb;
   }
 
   get warmPool(): WarmPool {
@@ -240,7 +255,11 @@ export class DockerSandbox implements Sandbox {
 
   private async startKernel(sessionId: string): Promise<DockerKernel> {
     const kernelId = randomBytes(6).toString('hex');
-    const workspace = await Workspace.create(this.options.workspaceRoot, kernelId);
+    const workspace = await Workspace.create(
+      this.options.workspaceRoot,
+      kernelId,
+      this.diskMb === undefined ? {} : { diskMb: this.diskMb },
+    );
     const logger = this.options.logger.child({ kernelId });
     try {
       const kernel = await DockerKernel.start({
@@ -296,12 +315,40 @@ export class DockerSandbox implements Sandbox {
     } catch (error) {
       logger.error({ err: error }, 'could not list orphaned sandbox containers');
     }
-    await removeTree(workspaceRoot).catch((error: unknown) => {
-      logger.error({ err: error, path: workspaceRoot }, 'could not remove orphaned workspaces');
-    });
+    // Each workspace may be a mounted filesystem: removing the tree must not descend into one.
+    const unmounted = await LoopFilesystem.unmountAllUnder(workspaceRoot).then(
+      () => true,
+      (error: unknown) => {
+        logger.error({ err: error, path: workspaceRoot }, 'could not unmount orphaned workspaces; left them');
+        return false;
+      },
+    );
+    if (unmounted) {
+      await removeTree(workspaceRoot).catch((error: unknown) => {
+        logger.error({ err: error, path: workspaceRoot }, 'could not remove orphaned workspaces');
+      });
+    }
     // Private to this user (see Workspace.create), even when the folder was there before.
     await mkdir(workspaceRoot, { recursive: true, mode: 0o700 });
     await chmod(workspaceRoot, 0o700);
+  }
+
+  /**
+   * Tries the disk quota's mechanism once. Where it fails, sessions still start, on plain folders:
+   * a laptop with rootless Docker or Docker Desktop keeps working, and the warning says what is lost
+   * (the per-file limit still holds).
+   */
+  private async checkDiskQuota(): Promise<void> {
+    const diskMb = this.options.diskMb ?? 2048;
+    const failure = await LoopFilesystem.probe(this.options.workspaceRoot);
+    if (failure === undefined) {
+      this.diskMb = diskMb;
+      return;
+    }
+    this.options.logger.warn(
+      { reason: failure, diskMb },
+      'TALLY_SANDBOX_DISK_MB is not enforced: this host cannot mount a filesystem per session (it needs root, loop devices and mkfs.ext4), so workspaces have no total quota',
+    );
   }
 }
 

@@ -5,10 +5,14 @@
  *   time without following links.
  * - `inputs/`, mounted read-only at /inputs: where the host delivers files (extracts, uploads). The
  *   sandbox cannot change anything in it, so host writes cannot be redirected.
+ *
+ * With a disk quota both live on the kernel's own loop-mounted filesystem (see loop-filesystem.ts),
+ * so together they hold at most that much, and the host's disk gives no more to the session.
  */
 import { chmod, chown, type FileHandle, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { WorkspaceFileTooLargeError } from '../src/errors.js';
+import { LoopFilesystem } from './loop-filesystem.js';
 import { checkRelative, openInside } from './open-inside.js';
 import { removeTree } from './remove-tree.js';
 
@@ -16,30 +20,69 @@ const SANDBOX_UID = 10001;
 const SANDBOX_GID = 10001;
 export const DEFAULT_READ_LIMIT_BYTES = 64 * 1024 * 1024;
 
+export interface WorkspaceOptions {
+  /**
+   * What work/ and inputs/ may hold together, in MiB, on a filesystem of their own (the caller has
+   * checked that this process can mount one: LoopFilesystem.probe). Default: no quota, plain folders.
+   */
+  diskMb?: number;
+}
+
 export class Workspace {
   readonly workPath: string;
   readonly inputsPath: string;
 
-  constructor(readonly hostPath: string) {
+  constructor(
+    readonly hostPath: string,
+    private readonly disk?: LoopFilesystem,
+  ) {
     this.workPath = join(hostPath, 'work');
     this.inputsPath = join(hostPath, 'inputs');
   }
 
-  static async create(root: string, id: string): Promise<Workspace> {
-    const workspace = new Workspace(join(root, id));
+  /** The quota of both folders together, in MiB; undefined when there is none. */
+  get diskMb(): number | undefined {
+    return this.disk?.sizeMb;
+  }
+
+  static async create(root: string, id: string, options: WorkspaceOptions = {}): Promise<Workspace> {
+    const hostPath = join(root, id);
     // Only this user passes the kernel's folder: other local users must not read a session's inputs,
     // nor run what the sandbox's user (10001) planted in work/, setuid bit and all. Docker mounts the
     // two folders as root, so the container does not need to pass it.
-    await mkdir(workspace.hostPath, { recursive: true, mode: 0o700 });
-    await chmod(workspace.hostPath, 0o700);
-    await mkdir(workspace.workPath, { mode: 0o700 });
-    await mkdir(workspace.inputsPath, { mode: 0o755 });
+    await mkdir(hostPath, { recursive: true, mode: 0o700 });
+    let workspace = new Workspace(hostPath);
     try {
-      await chown(workspace.workPath, SANDBOX_UID, SANDBOX_GID);
-    } catch {
-      await chmod(workspace.workPath, 0o777); // not root: let the sandbox user in anyway
+      if (options.diskMb !== undefined) {
+        // The image sits beside the mount point, never inside a folder the sandbox sees.
+        const imagePath = `${hostPath}.ext4`;
+        workspace = new Workspace(
+          hostPath,
+          await LoopFilesystem.create({ imagePath, mountPath: hostPath, sizeMb: options.diskMb }),
+        );
+      }
+      await workspace.makeFolders();
+    } catch (error) {
+      await workspace.remove().catch(() => {});
+      throw error;
     }
     return workspace;
+  }
+
+  /** True when the quota is (nearly) used up; always false without one. */
+  async isDiskFull(): Promise<boolean> {
+    return (await this.disk?.isFull()) ?? false;
+  }
+
+  private async makeFolders(): Promise<void> {
+    await chmod(this.hostPath, 0o700); // also the root of a fresh filesystem
+    await mkdir(this.workPath, { mode: 0o700 });
+    await mkdir(this.inputsPath, { mode: 0o755 });
+    try {
+      await chown(this.workPath, SANDBOX_UID, SANDBOX_GID);
+    } catch {
+      await chmod(this.workPath, 0o777); // not root: let the sandbox user in anyway
+    }
   }
 
   /** Writes a file the kernel sees read-only at /inputs/<path>, creating folders as needed. */
@@ -66,8 +109,12 @@ export class Workspace {
     }
   }
 
-  /** Removes both folders, however deep the sandbox nested its own; throws when that fails. */
+  /**
+   * Removes both folders, however deep the sandbox nested its own, and their filesystem; throws
+   * when that fails. Unmounted first: removing the tree must not run into a mounted image.
+   */
   async remove(): Promise<void> {
+    await this.disk?.remove();
     await removeTree(this.hostPath);
   }
 }

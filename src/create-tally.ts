@@ -68,6 +68,7 @@ export function createSandbox(config: Config, logger: Logger, metrics: Metrics =
     poolMax: config.sandbox.poolMax,
     maxKernels: config.sandbox.maxKernels,
     maxConcurrentStarts: config.sandbox.startConcurrency,
+    diskMb: config.sandbox.diskMb,
     onKernelStart: (durationMs, ok) => metrics.kernelStarted(durationMs, ok),
     onCell: (durationMs) => metrics.cellRan(durationMs),
     idleTtlMs: config.sandbox.idleTtlMs,

@@ -157,7 +157,7 @@ verdict["mounts"] = [line.split()[1] for line in open("/proc/mounts") if " / " i
   });
 
   it('one file larger than the per-file limit in /workspace', async () => {
-    // A partial guard for the host's disk: /workspace has no total quota (see README, known limits).
+    // The per-file limit; the total is the disk quota's (disk-quota.test.ts).
     const verdict = await probe(`
 import errno, os
 verdict = {}

@@ -1,9 +1,10 @@
 /**
  * A DockerSandbox for one test file, on its own instance name and workspace root, that always
- * cleans up and then checks nothing leaked (no container, no workspace folder).
+ * cleans up and then checks nothing leaked (no container, no workspace folder or disk image, no
+ * mounted workspace filesystem).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DockerSandbox, type DockerSandboxOptions } from '../../sandbox/docker-sandbox.js';
@@ -49,10 +50,23 @@ export async function startTestSandbox(options: TestSandboxOptions = {}): Promis
       await sandbox.close();
       const left = await containersOf(instance);
       const folders = await readdir(workspaceRoot).catch(() => []);
-      await rm(base, { recursive: true, force: true });
-      if (left.length > 0 || folders.length > 0) {
-        throw new Error(`leaked ${left.length} containers and ${folders.length} workspaces of ${instance}`);
+      const mounts = await mountsUnder(workspaceRoot);
+      // A mounted workspace stays: removing it would empty the image and fail on the busy mount point.
+      if (mounts.length === 0) await rm(base, { recursive: true, force: true });
+      if (left.length > 0 || folders.length > 0 || mounts.length > 0) {
+        throw new Error(
+          `leaked ${left.length} containers, ${folders.length} workspaces and ${mounts.length} mounts of ${instance}`,
+        );
       }
     },
   };
+}
+
+/** Mount points below a folder, as this process sees them (none where there is no /proc). */
+async function mountsUnder(root: string): Promise<string[]> {
+  const table = await readFile('/proc/self/mountinfo', 'utf8').catch(() => '');
+  return table
+    .split('\n')
+    .map((line) => line.split(' ')[4] ?? '')
+    .filter((point) => point.startsWith(`${root}/`));
 }
