@@ -11,7 +11,7 @@
  */
 import { chmod, chown, type FileHandle, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { WorkspaceFileTooLargeError } from '../src/errors.js';
+import { WorkspaceFileTooLargeError, WorkspaceFullError } from '../src/errors.js';
 import { LoopFilesystem } from './loop-filesystem.js';
 import { checkRelative, openInside } from './open-inside.js';
 import { removeTree } from './remove-tree.js';
@@ -88,8 +88,17 @@ export class Workspace {
   /** Writes a file the kernel sees read-only at /inputs/<path>, creating folders as needed. */
   async writeInput(path: string, data: Uint8Array | string): Promise<void> {
     const target = join(this.inputsPath, checkRelative(path));
-    await mkdir(dirname(target), { recursive: true, mode: 0o755 });
-    await writeFile(target, data, { mode: 0o644 });
+    try {
+      await mkdir(dirname(target), { recursive: true, mode: 0o755 });
+      await writeFile(target, data, { mode: 0o644 });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (this.diskMb !== undefined && (code === 'ENOSPC' || code === 'EDQUOT')) {
+        await rm(target, { force: true }).catch(() => {}); // a partial file would only take more room
+        throw new WorkspaceFullError(this.diskMb, `/inputs/${path}`, error);
+      }
+      throw error;
+    }
   }
 
   async removeInput(path: string): Promise<void> {

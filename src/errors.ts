@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'KERNEL_CLOSED'
   | 'WORKSPACE_PATH_INVALID'
   | 'WORKSPACE_FILE_TOO_LARGE'
+  | 'WORKSPACE_FULL'
   | 'DATABASE_UNAVAILABLE'
   | 'SQL_REJECTED'
   | 'QUERY_FAILED'
@@ -130,6 +131,17 @@ export class WorkspaceFileTooLargeError extends AppError {
       'WORKSPACE_FILE_TOO_LARGE',
       `Workspace file '${path}' has ${sizeBytes} bytes, over the ${maxBytes}-byte limit (readFile option maxBytes).`,
       { details: { path, sizeBytes, maxBytes } },
+    );
+  }
+}
+
+/** The host could not deliver a file into a session: its disk quota is full. */
+export class WorkspaceFullError extends AppError {
+  constructor(diskMb: number, path: string, cause?: unknown) {
+    super(
+      'WORKSPACE_FULL',
+      `The session's disk quota of ${diskMb} MB is full, so ${path} could not be delivered: delete files in /workspace, or raise TALLY_SANDBOX_DISK_MB.`,
+      { details: { diskMb, path }, cause },
     );
   }
 }

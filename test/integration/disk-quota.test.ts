@@ -132,6 +132,13 @@ with open("more.bin", "wb") as f:
   it('counts inputs the host delivers against the same quota', async () => {
     await kernel.writeFile('extract.bin', Buffer.alloc(40 * MIB, 1));
     await expectQuotaFull('with open("out.bin", "wb") as f:\n    for _ in range(40):\n        f.write(b"x" * 2**20)');
+    // And the host's own delivery past the quota is refused by name, leaving no partial file.
+    await expect(kernel.writeFile('second.bin', Buffer.alloc(40 * MIB, 1))).rejects.toThrow(
+      /The session's disk quota of 64 MB is full, so \/inputs\/second\.bin could not be delivered/,
+    );
+    expect((await kernel.run('import os\nos.path.exists("/inputs/second.bin")', { journal: false })).result?.text).toBe(
+      'False',
+    );
     await kernel.removeInput('extract.bin');
     await expectWorkingAfterCleanUp();
   });
