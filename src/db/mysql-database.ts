@@ -1,7 +1,7 @@
 /**
- * The Database port on MySQL/MariaDB (mysql2). Read-only in two layers: the statement guard, then a
- * connection whose session is READ ONLY, for a user that should hold SELECT only. Every statement
- * runs under a server-side time limit.
+ * The Database port on MySQL/MariaDB (mysql2). Read-only in two layers: the statement guard, scoped to
+ * the URL's database and `schemas`, then a connection whose session is READ ONLY, for a user that
+ * should hold SELECT only. Every statement runs under a server-side time limit.
  */
 import mysql, { type Connection as CoreConnection } from 'mysql2';
 import type { Pool, PoolConnection } from 'mysql2/promise';
@@ -11,6 +11,7 @@ import type { TableDescription, TableInfo } from '../ports/database.js';
 import { mysqlTypeNameEncoding } from './column-kind.js';
 import type { RowSource } from './extract/extract-into-kernel.js';
 import { streamMysqlRows } from './mysql-rows.js';
+import { checkReadOnlySql, type SqlScope } from './sql-guard.js';
 import { StreamingDatabase, type StreamingDatabaseOptions } from './streaming-database.js';
 import { describeFromSample } from './table-metadata.js';
 
@@ -20,6 +21,11 @@ export interface MysqlDatabaseOptions extends StreamingDatabaseOptions {
   logger: Logger;
   /** Connections kept at most. Default 4. */
   poolSize?: number;
+  /**
+   * Schemas besides the URL's database that statements may name (DATABASE_SCHEMAS_<NAME>). Default none: only
+   * the URL's database and information_schema's table/column/key metadata.
+   */
+  schemas?: readonly string[];
 }
 
 /** Server errors that mean "your statement hit its time limit" (MariaDB 1969, MySQL 3024). */
@@ -33,8 +39,10 @@ export class MysqlDatabase extends StreamingDatabase {
     private readonly pool: Pool,
     private readonly mariadb: boolean,
     private readonly options: MysqlDatabaseOptions,
+    /** What the guard lets statements read: the URL's database first, then `options.schemas`. */
+    readonly scope: SqlScope,
   ) {
-    super(options);
+    super({ ...options, guard: options.guard ?? ((sql, dialect) => checkReadOnlySql(sql, dialect, scope)) });
   }
 
   static async connect(options: MysqlDatabaseOptions): Promise<MysqlDatabase> {
@@ -54,7 +62,8 @@ export class MysqlDatabase extends StreamingDatabase {
       const [rows] = await pool.query('SELECT VERSION() AS version, DATABASE() AS db');
       const info = (rows as Array<{ version: string; db: string | null }>)[0];
       if (!info?.db) throw new Error('the URL names no database (mysql://user:password@host:port/DATABASE)');
-      return new MysqlDatabase(pool, /mariadb/i.test(info.version), options);
+      const scope = { schemas: [info.db, ...(options.schemas ?? []).filter((schema) => schema !== info.db)] };
+      return new MysqlDatabase(pool, /mariadb/i.test(info.version), options, scope);
     } catch (error) {
       await pool.end().catch(() => {});
       throw new DatabaseUnavailableError(options.name, error instanceof Error ? error.message : String(error), error);

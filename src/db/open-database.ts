@@ -17,6 +17,7 @@ export function openDatabase(
   return MysqlDatabase.connect({
     name: settings.name,
     url: settings.url.replace(/^mariadb:/, 'mysql:'),
+    ...(settings.schemas ? { schemas: settings.schemas } : {}),
     limits,
     logger: logger.child({ database: settings.name }),
   });

@@ -1,15 +1,20 @@
 /**
  * Layer one of read-only SQL: a statement guard run before any SQL reaches MySQL/MariaDB or SQLite. It admits
  * exactly one SELECT, WITH … SELECT, SHOW, DESCRIBE/DESC or EXPLAIN (of a SELECT), and refuses writes, locks,
- * server-file access and code hidden in comments, strings or CTEs.
+ * server-file access and code hidden in comments, strings or CTEs. Then it checks what the statement calls
+ * (`server-calls.ts`) and where it reads from (`sql-scope.ts`): only the configured schema(s).
  *
  * Layer two is the connection: a read-only MySQL user, a read-only SQLite handle. It also covers what no lexer can
  * see, such as a stored function that writes. Because of that split the guard prefers rejecting odd-but-harmless
  * SQL (a column named `lock`, `'it\'s'`) to letting a write through: a false rejection costs the model one retry
  * with a message that says what to write instead.
  */
+import { NO_SCOPE, type SqlScope } from './schema-scope.js';
+import { checkServerCalls } from './server-calls.js';
+import { checkSqlScope } from './sql-scope.js';
 import { type SqlDialect, type SqlProblem, type SqlToken, tokenizeSql } from './sql-tokens.js';
 
+export type { SqlScope } from './schema-scope.js';
 export type { SqlDialect } from './sql-tokens.js';
 
 export type GuardVerdict =
@@ -24,12 +29,20 @@ const ALLOWED: Record<SqlDialect, string> = {
 };
 const NEXT_STEP = 'Write a single SELECT (aggregate in SQL, or load the rows and continue in Python).';
 
-export function checkReadOnlySql(sql: string, dialect: SqlDialect): GuardVerdict {
+/**
+ * `scope`: the schemas qualified names may name (MySQL); default none, so only the current database's tables
+ * (unqualified names) and information_schema's metadata.
+ */
+export function checkReadOnlySql(sql: string, dialect: SqlDialect, scope: SqlScope = NO_SCOPE): GuardVerdict {
   const tokenized = tokenizeSql(sql, dialect);
   if (!tokenized.ok) return reject(tokenized, dialect);
   const statement = singleStatement(tokenized.tokens);
   if (!Array.isArray(statement)) return reject(statement, dialect);
-  const problem = checkLead(statement, dialect) ?? scanForWrites(statement, dialect);
+  const problem =
+    checkLead(statement, dialect) ??
+    scanForWrites(statement, dialect) ??
+    checkServerCalls(statement, dialect) ??
+    checkSqlScope(statement, dialect, scope);
   if (problem) return reject(problem, dialect);
   const first = statement[0];
   const last = statement[statement.length - 1];
@@ -38,7 +51,8 @@ export function checkReadOnlySql(sql: string, dialect: SqlDialect): GuardVerdict
 
 function reject(problem: SqlProblem, dialect: SqlDialect): GuardVerdict {
   const hint = problem.hint ? `${problem.hint} ` : '';
-  const message = `Only one read-only statement is allowed: ${ALLOWED[dialect]}. Rejected: ${problem.reason}. ${hint}${NEXT_STEP}`;
+  const allowed = problem.allowed ?? `Only one read-only statement is allowed: ${ALLOWED[dialect]}.`;
+  const message = `${allowed} Rejected: ${problem.reason}. ${hint}${NEXT_STEP}`;
   return { ok: false, reason: problem.reason, message };
 }
 
@@ -162,10 +176,7 @@ const MYSQL_WORD_PROBLEMS = new Map<string, string>([
   ['PROCEDURE', 'PROCEDURE ANALYSE runs a procedure over the result'],
 ]);
 
-/**
- * Functions with effects beyond the result. SLEEP and BENCHMARK stay allowed: they only burn time, which the
- * server-side time limit (layer two) bounds for them as for any expensive join; refusing them would protect nothing.
- */
+/** Functions with effects beyond the result; those that only burn or block the server are in `server-calls.ts`. */
 const FUNCTION_PROBLEMS = new Map<string, string>([
   ...reasons('takes or releases a named lock', ['GET_LOCK', 'RELEASE_LOCK', 'RELEASE_ALL_LOCKS']),
   ...reasons('advances or sets a sequence (MariaDB)', ['NEXTVAL', 'SETVAL']),

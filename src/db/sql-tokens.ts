@@ -25,6 +25,11 @@ export interface SqlToken {
 export interface SqlProblem {
   reason: string;
   hint?: string;
+  /**
+   * What may be read instead, when the problem is where the statement reads from rather than what kind of
+   * statement it is (schema scope); replaces the guard's usual "Only one read-only statement …" sentence.
+   */
+  allowed?: string;
 }
 
 export type TokenizeResult = { ok: true; tokens: SqlToken[] } | ({ ok: false } & SqlProblem);
@@ -131,6 +136,36 @@ function quotedEnd(sql: string, start: number, dialect: SqlDialect): number | Sq
     }
   }
   return { reason: `unterminated ${open}…${close} at character ${start + 1}`, hint: CLOSE_HINT };
+}
+
+/**
+ * The name a word or quoted-name token stands for: `` `a``b` `` -> a`b, `"x"` -> x, `[x]` -> x. A single-quoted
+ * token is a string, not a name: `undefined`, as for symbols and variables.
+ */
+export function nameOf(token: SqlToken | undefined): string | undefined {
+  if (!token) return undefined;
+  if (token.kind === 'word') return token.text;
+  if (token.kind !== 'quoted') return undefined;
+  const open = token.text.charAt(0);
+  if (open === '[') return token.text.slice(1, -1);
+  if (open !== '`' && open !== '"') return undefined;
+  return token.text.slice(1, -1).replaceAll(open + open, open);
+}
+
+/**
+ * The tokens as one line of SQL without comments, for a parser that should see exactly the code the server sees:
+ * tokens that touched stay touching (`<=`, `1.5`), a comment or space becomes one space, and two minus signs never
+ * touch, because MySQL reads `--1` as minus minus one where another reader might see a comment.
+ */
+export function joinTokens(tokens: readonly SqlToken[]): string {
+  let text = '';
+  let previous: SqlToken | undefined;
+  for (const token of tokens) {
+    if (previous && (token.start > previous.end || (previous.text === '-' && token.text.startsWith('-')))) text += ' ';
+    text += token.text;
+    previous = token;
+  }
+  return text;
 }
 
 /** `@name` or `@@name` (MySQL variables, SQLite parameters); returns `at` when no name follows. */

@@ -24,7 +24,7 @@ const implementations = [
     sample: sampleMysql,
     open: (location: string, guard?: Guard) =>
       MysqlDatabase.connect({ name: 'shop', url: location, limits: LIMITS, logger, ...(guard ? { guard } : {}) }),
-    slowSql: 'SELECT SLEEP(5)',
+    slowSql: 'SELECT SLEEP(1) FROM orders', // one second a row, five rows: SLEEP over 1 s is refused by the guard
     writes: [
       'INSERT INTO orders VALUES (9, "Eve", 1, "2024-04-01", NULL, 0)',
       'UPDATE orders SET amount = 0',

@@ -1,6 +1,7 @@
 /**
- * Statements the SQL guard must reject and accept, shared by its unit test and by the live test that
- * throws the rejected ones at real databases and checks that nothing changed.
+ * Statements the SQL guard must reject and accept, shared by its unit tests and by the live tests that
+ * throw them at real databases: REJECTED/ACCEPTED for what a statement does, OUT_OF_SCOPE/IN_SCOPE for
+ * where it reads from (the schema scope).
  */
 import type { SqlDialect } from '../../src/db/sql-guard.js';
 
@@ -78,6 +79,9 @@ export const REJECTED: Array<[SqlDialect, string, string]> = [
   ['mysql', 'SELECT @a := 1', "':=' assigns a variable"],
   ['mysql', 'SELECT * FROM t PROCEDURE ANALYSE()', 'PROCEDURE ANALYSE runs a procedure'],
   ['mysql', 'SELECT NEXTVAL(s)', 'NEXTVAL advances or sets a sequence'],
+  // Where the SQL parser cannot read a statement it cannot tell which tables it reads.
+  ['mysql', 'SELECT * FROM t FOR SYSTEM_TIME ALL', 'the SQL parser could not read the statement'],
+  ['mysql', 'SELECT * FROM a NATURAL JOIN b', 'the SQL parser could not read the statement'],
   // procedures, settings, privileges, administration
   ['mysql', 'CALL proc()', 'CALL runs a stored procedure'],
   ['mysql', 'SET @x = 1', 'SET changes session or server settings'],
@@ -181,12 +185,9 @@ export const ACCEPTED: Array<[SqlDialect, string, string]> = [
     'SELECT do, handler, flush, pragma, attach, vacuum FROM t',
     'SELECT do, handler, flush, pragma, attach, vacuum FROM t',
   ],
-  [
-    'mysql',
-    'SELECT SLEEP(1), BENCHMARK(10, MD5(1)), @@version, @rows',
-    'SELECT SLEEP(1), BENCHMARK(10, MD5(1)), @@version, @rows',
-  ],
-  ['mysql', 'SELECT * FROM t FOR SYSTEM_TIME ALL', 'SELECT * FROM t FOR SYSTEM_TIME ALL'],
+  ['mysql', 'SELECT SLEEP(1), SLEEP(0.5), @@version, @rows', 'SELECT SLEEP(1), SLEEP(0.5), @@version, @rows'],
+  ['mysql', 'SELECT 1.5, .5, x-.5, 2.0e3 FROM t', 'SELECT 1.5, .5, x-.5, 2.0e3 FROM t'],
+  ['mysql', 'SELECT benchmark, sleep FROM t', 'SELECT benchmark, sleep FROM t'],
   ['mysql', 'SHOW TABLES', 'SHOW TABLES'],
   ['mysql', 'SHOW COLUMNS FROM t;', 'SHOW COLUMNS FROM t'],
   ['mysql', 'SHOW CREATE TABLE t', 'SHOW CREATE TABLE t'],
@@ -216,4 +217,188 @@ export const ACCEPTED: Array<[SqlDialect, string, string]> = [
   ['sqlite', 'SELECT 1 /*! ; DROP TABLE t */', 'SELECT 1'],
   ['sqlite', 'SELECT 1 --1; DROP TABLE t', 'SELECT 1'],
   ['sqlite', String.raw`SELECT 'a\'`, String.raw`SELECT 'a\'`],
+];
+
+/** The schema of the database under test, and one listed in DATABASE_SCHEMAS_<NAME>; live tests put real names in. */
+export const OWN_SCHEMA = 'tally_shop';
+export const EXTRA_SCHEMA = 'tally_archive';
+
+/**
+ * How a refusal says what is allowed: `schema`, the schemas and metadata that may be read; `show`, the SHOW
+ * statements that describe tables; `statement`, the usual "only one read-only statement" with a hint.
+ */
+export type ScopeRefusal = 'schema' | 'show' | 'statement';
+
+/**
+ * [dialect, sql, a part of the expected reason, how the refusal says what is allowed]. Each must be refused on
+ * any account: the privileged one could run every statement here. Names: `orders` is the table under test,
+ * `old_orders` the one in EXTRA_SCHEMA, `tally_other` a schema that is not configured.
+ */
+export const OUT_OF_SCOPE: Array<[SqlDialect, string, string, ScopeRefusal]> = [
+  // the server's own schemas, however the name is written
+  ['mysql', 'SELECT User, authentication_string FROM mysql.user', 'mysql.user is in another schema', 'schema'],
+  ['mysql', 'SELECT * FROM MySQL.User', 'MySQL.User is in another schema', 'schema'],
+  ['mysql', 'SELECT * FROM `mysql`.`user`', 'mysql.user is in another schema', 'schema'],
+  ['mysql', 'SELECT * FROM `MYSQL` . `USER`', 'MYSQL.USER is in another schema', 'schema'],
+  ['mysql', 'SELECT * FROM mysql/* hi */.user', 'mysql.user is in another schema', 'schema'],
+  ['mysql', 'SELECT * FROM mysql -- hi\n.user', 'mysql.user is in another schema', 'schema'],
+  ['mysql', 'SELECT * FROM mysql#hi\n.user', 'mysql.user is in another schema', 'schema'],
+  ['mysql', 'SELECT * FROM "mysql"."user"', 'mysql.user is in another schema', 'schema'],
+  // MySQL reads `--1` as minus minus one, so the subquery is code, not a comment.
+  ['mysql', 'SELECT 1 --1, (SELECT 2 FROM mysql.user)', 'mysql.user is in another schema', 'schema'],
+  ['mysql', 'SELECT * FROM performance_schema.threads', 'performance_schema.threads is in another schema', 'schema'],
+  [
+    'mysql',
+    'SELECT SQL_TEXT FROM performance_schema.events_statements_history',
+    'performance_schema.events_statements_history is in another schema',
+    'schema',
+  ],
+  ['mysql', 'SELECT * FROM sys.processlist', 'sys.processlist is in another schema', 'schema'],
+  ['mysql', 'SELECT * FROM sys.`x$user_summary`', 'sys.x$user_summary is in another schema', 'schema'],
+  ['mysql', "SELECT sys.format_statement('x')", 'sys.format_statement(…) calls a function of another schema', 'schema'],
+  // subqueries, CTEs, unions, joins and derived tables
+  ['mysql', 'SELECT * FROM orders WHERE id IN (SELECT 1 FROM mysql.user)', 'mysql.user', 'schema'],
+  ['mysql', 'SELECT (SELECT authentication_string FROM mysql.user LIMIT 1) AS h', 'mysql.user', 'schema'],
+  [
+    'mysql',
+    "SELECT id FROM orders WHERE EXISTS (SELECT 1 FROM mysql.user WHERE authentication_string LIKE '*A%')",
+    'mysql.user',
+    'schema',
+  ],
+  ['mysql', 'SELECT customer FROM orders UNION SELECT User FROM mysql.user', 'mysql.user', 'schema'],
+  ['mysql', 'SELECT customer FROM orders UNION ALL (SELECT Host FROM mysql.db)', 'mysql.db', 'schema'],
+  ['mysql', 'WITH u AS (SELECT * FROM mysql.user) SELECT * FROM u', 'mysql.user', 'schema'],
+  ['mysql', 'WITH orders AS (SELECT * FROM mysql.user) SELECT * FROM orders', 'mysql.user', 'schema'],
+  ['mysql', 'SELECT * FROM (SELECT * FROM mysql.user) AS d', 'mysql.user', 'schema'],
+  // node-sql-parser's own table list misses a parenthesised join: the guard walks the whole tree.
+  ['mysql', 'SELECT * FROM orders o JOIN (orders p JOIN mysql.user u ON 1) ON 1', 'mysql.user', 'schema'],
+  ['mysql', 'SELECT * FROM orders, mysql.user', 'mysql.user', 'schema'],
+  ['mysql', 'SELECT * FROM orders o LEFT JOIN mysql.db d ON 1 = 1', 'mysql.db', 'schema'],
+  ['mysql', '(SELECT * FROM mysql.user)', 'mysql.user', 'schema'],
+  // information_schema beyond table/column/key metadata, alone or joined to it
+  ['mysql', 'SELECT * FROM information_schema.PROCESSLIST', 'information_schema.PROCESSLIST is not table', 'schema'],
+  ['mysql', 'SELECT INFO FROM information_schema.processlist', 'information_schema.processlist is not table', 'schema'],
+  ['mysql', 'SELECT * FROM `INFORMATION_SCHEMA`.`USER_PRIVILEGES`', 'information_schema.USER_PRIVILEGES', 'schema'],
+  [
+    'mysql',
+    'SELECT c.COLUMN_NAME, p.INFO FROM information_schema.COLUMNS c JOIN information_schema.PROCESSLIST p ON p.DB = c.TABLE_SCHEMA',
+    'information_schema.PROCESSLIST',
+    'schema',
+  ],
+  [
+    'mysql',
+    'SELECT t.TABLE_NAME, u.User FROM information_schema.TABLES t JOIN mysql.user u ON u.User = t.TABLE_NAME',
+    'mysql.user',
+    'schema',
+  ],
+  [
+    'mysql',
+    "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NAME = 'datadir'",
+    'information_schema.GLOBAL_VARIABLES',
+    'schema',
+  ],
+  ['mysql', 'SELECT SCHEMA_NAME FROM information_schema.SCHEMATA', 'information_schema.SCHEMATA', 'schema'],
+  // user schemas that are not configured
+  ['mysql', 'SELECT * FROM tally_other.secrets', 'tally_other.secrets is in another schema', 'schema'],
+  ['mysql', 'SELECT * FROM tally_shop.orders o JOIN tally_other.secrets s ON s.id = o.id', 'tally_other', 'schema'],
+  ['mysql', 'SELECT * FROM `null`.secrets', 'null.secrets is in another schema', 'schema'],
+  ['mysql', 'SELECT * FROM `tally_other`.`a::b`', "a name containing '::'", 'statement'],
+  // On servers with case-sensitive schema names TALLY_SHOP is another schema than tally_shop.
+  ['mysql', 'SELECT * FROM TALLY_SHOP.orders', 'TALLY_SHOP.orders is in another schema', 'schema'],
+  [
+    'mysql',
+    'SELECT tally_other.secrets.secret FROM orders',
+    'tally_other is neither a table or alias of this statement',
+    'schema',
+  ],
+  // SHOW and DESCRIBE
+  ['mysql', 'SHOW PROCESSLIST', 'SHOW PROCESSLIST shows other sessions', 'show'],
+  ['mysql', 'SHOW FULL PROCESSLIST', 'SHOW PROCESSLIST shows other sessions', 'show'],
+  ['mysql', 'SHOW GRANTS', 'SHOW GRANTS shows accounts', 'show'],
+  ['mysql', "SHOW GRANTS FOR 'root'@'localhost'", 'SHOW GRANTS shows accounts', 'show'],
+  ['mysql', "SHOW VARIABLES LIKE '%dir%'", 'SHOW VARIABLES shows server settings', 'show'],
+  ['mysql', 'SHOW GLOBAL STATUS', 'SHOW GLOBAL … shows server settings', 'show'],
+  ['mysql', 'SHOW DATABASES', "SHOW DATABASES lists schemas outside this database's scope", 'show'],
+  ['mysql', 'SHOW ENGINE INNODB STATUS', 'SHOW ENGINE shows server internals', 'show'],
+  ['mysql', 'SHOW TABLES WHERE (SELECT 1 FROM mysql.user LIMIT 1)', 'SHOW TABLES … WHERE can hide a query', 'show'],
+  ['mysql', 'SHOW TABLES FROM mysql', 'SHOW TABLES FROM mysql: mysql is another schema', 'schema'],
+  ['mysql', 'SHOW COLUMNS FROM user FROM mysql', 'SHOW COLUMNS FROM mysql: mysql is another schema', 'schema'],
+  ['mysql', 'SHOW COLUMNS FROM mysql.user', 'mysql.user is in another schema', 'schema'],
+  ['mysql', 'SHOW CREATE TABLE mysql.user', 'mysql.user is in another schema', 'schema'],
+  ['mysql', 'SHOW CREATE VIEW sys.processlist', 'sys.processlist is in another schema', 'schema'],
+  ['mysql', 'DESCRIBE mysql.user', 'mysql.user is in another schema', 'schema'],
+  ['mysql', 'EXPLAIN SELECT * FROM mysql.user', 'mysql.user is in another schema', 'schema'],
+  ['mysql', 'EXPLAIN FORMAT=JSON SELECT * FROM orders WHERE id IN (SELECT 1 FROM mysql.user)', 'mysql.user', 'schema'],
+  // functions and variables that burn the server, block, or reveal its files
+  ['mysql', 'SELECT BENCHMARK(100000000, MD5(1))', 'BENCHMARK repeats an expression', 'statement'],
+  ['mysql', 'SELECT id FROM orders WHERE BENCHMARK(1000000000, 1) = 0', 'BENCHMARK repeats an expression', 'statement'],
+  ['mysql', 'SELECT SLEEP(100)', 'SLEEP(100) holds a connection for nothing', 'statement'],
+  ['mysql', 'SELECT SLEEP(1 + 1)', 'SLEEP(1+1) holds a connection', 'statement'],
+  ['mysql', "SELECT IS_USED_LOCK('x')", 'IS_USED_LOCK inspects named locks held by other sessions', 'statement'],
+  ['mysql', 'SELECT @@datadir', "@@datadir reveals the server's files", 'statement'],
+  ['mysql', 'SELECT @@GLOBAL.secure_file_priv', "@@secure_file_priv reveals the server's files", 'statement'],
+  // SQLite: one file, no other schema
+  ['sqlite', 'SELECT * FROM temp.sqlite_master', 'temp.sqlite_master reads the temp schema', 'schema'],
+  ['sqlite', 'SELECT * FROM "TEMP".orders', 'TEMP.orders reads the temp schema', 'schema'],
+  ['sqlite', 'SELECT * FROM [temp].orders', 'temp.orders reads the temp schema', 'schema'],
+  ['sqlite', 'SELECT * FROM aux.orders', 'aux.orders names another schema', 'schema'],
+  [
+    'sqlite',
+    'SELECT * FROM orders o JOIN "aux"."secrets" s ON s.id = o.id',
+    'aux.secrets names another schema',
+    'schema',
+  ],
+  ['sqlite', 'SELECT * FROM orders WHERE id IN (SELECT id FROM aux.secrets)', 'aux.secrets names another', 'schema'],
+  ['sqlite', 'WITH x AS (SELECT * FROM temp.t) SELECT * FROM x', 'temp.t reads the temp schema', 'schema'],
+  ['sqlite', 'SELECT * FROM orders UNION SELECT * FROM aux /* hi */ . orders', 'aux.orders names another', 'schema'],
+  ['sqlite', 'SELECT * FROM sqlite_temp_master', 'sqlite_temp_master describes the temp schema', 'statement'],
+  ['sqlite', 'SELECT file FROM pragma_database_list', 'pragma_database_list is not table metadata', 'statement'],
+  ['sqlite', 'SELECT * FROM "pragma_database_list"()', 'pragma_database_list is not table metadata', 'statement'],
+  ['sqlite', 'SELECT * FROM sqlite_dbpage', 'sqlite_dbpage reads raw database pages', 'statement'],
+];
+
+/** [dialect, sql]: legitimate reads of the database under test that must stay allowed and run. */
+export const IN_SCOPE: Array<[SqlDialect, string]> = [
+  ['mysql', 'SELECT * FROM tally_shop.orders'],
+  ['mysql', 'SELECT o.customer FROM `tally_shop`.`orders` AS o'],
+  ['mysql', 'SELECT tally_shop.orders.id FROM tally_shop.orders'],
+  ['mysql', 'SELECT * FROM tally_archive.old_orders'],
+  ['mysql', 'SELECT o.id, a.id FROM orders o JOIN tally_archive.old_orders a ON a.id = o.id'],
+  ['mysql', 'SELECT customer FROM orders UNION SELECT customer FROM tally_archive.old_orders'],
+  ['mysql', 'SELECT * FROM orders WHERE id IN (SELECT id FROM tally_archive.old_orders)'],
+  ['mysql', 'SELECT TABLE_NAME, TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()'],
+  [
+    'mysql',
+    'SELECT c.COLUMN_NAME, c.DATA_TYPE FROM information_schema.COLUMNS c JOIN information_schema.TABLES t ' +
+      'ON t.TABLE_NAME = c.TABLE_NAME AND t.TABLE_SCHEMA = c.TABLE_SCHEMA WHERE c.TABLE_SCHEMA = DATABASE()',
+  ],
+  ['mysql', 'SELECT * FROM INFORMATION_SCHEMA.key_column_usage WHERE TABLE_SCHEMA = DATABASE()'],
+  ['mysql', 'SELECT INDEX_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE()'],
+  ['mysql', 'WITH user AS (SELECT customer FROM orders) SELECT * FROM user'],
+  [
+    'mysql',
+    'WITH t AS (SELECT customer, amount FROM orders) SELECT t.customer, SUM(t.amount) FROM t GROUP BY t.customer',
+  ],
+  ['mysql', "SELECT * FROM (SELECT customer FROM orders) AS d WHERE d.customer LIKE 'A%'"],
+  ['mysql', 'SELECT COUNT(*) AS n FROM (SELECT * FROM orders) AS counted'],
+  ['mysql', "SELECT 'mysql.user' AS label, customer FROM orders"],
+  ['mysql', 'SELECT `mysql.user` FROM (SELECT 1 AS `mysql.user`) AS x'],
+  ['mysql', 'SELECT SLEEP(0.1), @@version, 1 - -1, .5 + 1.5'],
+  ['mysql', 'SHOW TABLES'],
+  ['mysql', 'SHOW FULL TABLES FROM tally_shop'],
+  ['mysql', "SHOW TABLE STATUS LIKE 'ord%'"],
+  ['mysql', 'SHOW COLUMNS FROM orders'],
+  ['mysql', 'SHOW FULL COLUMNS FROM tally_archive.old_orders'],
+  ['mysql', 'SHOW INDEX FROM orders'],
+  ['mysql', 'SHOW CREATE TABLE orders'],
+  ['mysql', "SHOW CHARACTER SET LIKE 'utf8%'"],
+  ['mysql', 'DESCRIBE orders'],
+  ['mysql', 'DESC tally_shop.orders customer'],
+  ['mysql', 'EXPLAIN SELECT * FROM orders WHERE id = 1'],
+  ['sqlite', 'SELECT * FROM main.orders'],
+  ['sqlite', 'SELECT o.customer FROM "main"."orders" AS o'],
+  ['sqlite', "SELECT name FROM pragma_table_info('orders')"],
+  ['sqlite', "SELECT name FROM sqlite_master WHERE type = 'table'"],
+  ['sqlite', 'WITH temp_rows AS (SELECT * FROM orders) SELECT COUNT(*) FROM temp_rows'],
+  ['sqlite', "SELECT 'temp.x' AS label, customer FROM orders"],
 ];
