@@ -5,16 +5,15 @@
  * (containers and workspaces) reaped at start-up.
  */
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir } from 'node:fs/promises';
 import type Docker from 'dockerode';
 import { KernelStartError, SandboxEngineUnavailableError, SandboxImageMissingError } from '../src/errors.js';
 import type { Logger } from '../src/logger.js';
 import type { AcquireOptions, Kernel, Sandbox } from '../src/ports/sandbox.js';
-import { LABELS, type SandboxLimits } from './container-spec.js';
+import type { SandboxLimits } from './container-spec.js';
 import { DockerKernel } from './docker-kernel.js';
 import { KernelAdmission } from './kernel-admission.js';
 import { LoopFilesystem } from './loop-filesystem.js';
-import { removeTree } from './remove-tree.js';
+import { reapOrphans } from './reap-orphans.js';
 import { WarmPool } from './warm-pool.js';
 import { Workspace } from './workspace.js';
 
@@ -117,7 +116,7 @@ export class DockerSandbox implements Sandbox {
         throw new SandboxImageMissingError(options.image);
       });
     const sandbox = new DockerSandbox(options);
-    await sandbox.reapOrphans();
+    await reapOrphans(options);
     await sandbox.checkDiskQuota();
     sandbox.pool.fill();
     const every = Math.max(1000, Math.min(60_000, Math.floor(options.idleTtlMs / 2)));
@@ -290,47 +289,6 @@ export class DockerSandbox implements Sandbox {
       });
       throw error;
     }
-  }
-
-  /**
-   * Removes what an earlier run of this instance left behind. Best effort: whatever cannot be removed
-   * is logged and left, and start-up goes on (new kernels get new ids, so nothing collides).
-   */
-  private async reapOrphans(): Promise<void> {
-    const { docker, instance, workspaceRoot, logger } = this.options;
-    try {
-      const orphans = await docker.listContainers({
-        all: true,
-        filters: { label: [`${LABELS.managed}=true`, `${LABELS.instance}=${instance}`] },
-      });
-      await Promise.all(
-        orphans.map((info) =>
-          docker
-            .getContainer(info.Id)
-            .remove({ force: true })
-            .catch((error: unknown) => logger.warn({ err: error, id: info.Id }, 'could not remove orphaned container')),
-        ),
-      );
-      if (orphans.length > 0) logger.info({ count: orphans.length }, 'removed orphaned sandbox containers');
-    } catch (error) {
-      logger.error({ err: error }, 'could not list orphaned sandbox containers');
-    }
-    // Each workspace may be a mounted filesystem: removing the tree must not descend into one.
-    const unmounted = await LoopFilesystem.unmountAllUnder(workspaceRoot).then(
-      () => true,
-      (error: unknown) => {
-        logger.error({ err: error, path: workspaceRoot }, 'could not unmount orphaned workspaces; left them');
-        return false;
-      },
-    );
-    if (unmounted) {
-      await removeTree(workspaceRoot).catch((error: unknown) => {
-        logger.error({ err: error, path: workspaceRoot }, 'could not remove orphaned workspaces');
-      });
-    }
-    // Private to this user (see Workspace.create), even when the folder was there before.
-    await mkdir(workspaceRoot, { recursive: true, mode: 0o700 });
-    await chmod(workspaceRoot, 0o700);
   }
 
   /**
