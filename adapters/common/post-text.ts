@@ -35,3 +35,13 @@ export function cellsFile(cells: Array<{ language: string; code: string; author:
       .join('\n\n'),
   );
 }
+
+/**
+ * How a review names its section's charts: they were posted when their cells ran, so a review
+ * refers to them instead of posting the same images again ('' when it has none).
+ */
+export function chartsAbove(figures: ReadonlyArray<{ title: string }>): string {
+  if (figures.length === 0) return '';
+  const titles = figures.map((figure) => `'${figure.title}'`).join(', ');
+  return `${figures.length === 1 ? 'Chart' : 'Charts'} above: ${titles}`;
+}

@@ -6,6 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import type { ChatAdapter, Inbound, MessageRef, Post, ThreadKey } from '../../src/ports/chat.js';
+import { chartsAbove } from '../common/post-text.js';
 import { renderPost } from './render-post.js';
 
 export interface ConsoleAdapterOptions {
@@ -75,9 +76,8 @@ export class ConsoleAdapter implements ChatAdapter {
       if (!post.name.includes('/')) this.write(`[file] ${path}`);
     } else {
       this.write(renderPost(post));
-      if (post.kind === 'review') {
-        for (const figure of post.figures) this.write(`[chart] ${figure.title}: ${await this.saveChart(figure.png)}`);
-      }
+      // The section's charts were saved when their cells ran: the review names them, not again.
+      if (post.kind === 'review' && post.figures.length > 0) this.write(chartsAbove(post.figures));
     }
     return { threadKey, id: String(Date.now()) };
   }

@@ -5,7 +5,7 @@
  * the status. Pure: no I/O.
  */
 import { ACTION_IDS, type Post, type ReviewControl } from '../../src/ports/chat.js';
-import { cellsFile, csv, slug, truncate } from '../common/post-text.js';
+import { cellsFile, chartsAbove, csv, slug, truncate } from '../common/post-text.js';
 import { renderTable } from '../common/render-table.js';
 import { splitText } from '../common/split-text.js';
 
@@ -165,15 +165,13 @@ export function renderForDiscord(post: Post): DiscordOp[] {
 
 function renderReview(post: Extract<Post, { kind: 'review' }>): DiscordOp[] {
   const value = `${post.id}@${post.version}`;
-  const files: DiscordFile[] = post.figures.map((figure, index) => ({
-    name: `${post.id}-v${post.version}-${index + 1}.png`,
-    content: figure.png,
-    description: figure.alt.slice(0, 1000),
-  }));
+  // The section's charts were posted when their cells ran: the review refers to them, not again.
+  const files: DiscordFile[] = [];
   if (post.cells.length > 0)
     files.push({ name: `${post.id}-v${post.version}-code.txt`, content: cellsFile(post.cells) });
   const heading = `**Review ${post.id} v${post.version}: ${post.title}**${post.stage ? ` · ${post.stage}` : ''}`;
-  const hint = '*React ✅ accept · ✏️ revise · 🗑️ discard*';
+  const charts = chartsAbove(post.figures);
+  const hint = `${charts ? `*${charts}*\n` : ''}*React ✅ accept · ✏️ revise · 🗑️ discard*`;
   let pieces = splitText(post.markdown, CONTENT_CHARS - heading.length - hint.length - 10);
   if (pieces.length > MAX_PIECES) {
     files.push({ name: `${post.id}-v${post.version}.md`, content: Buffer.from(post.markdown) });

@@ -4,7 +4,7 @@
  * text, code behind a section, exports), an ephemeral notice, or the thread status. Pure: no I/O.
  */
 import { ACTION_IDS, type Post, type ReviewControl } from '../../src/ports/chat.js';
-import { cellsFile, csv, slug, truncate } from '../common/post-text.js';
+import { cellsFile, chartsAbove, csv, slug, truncate } from '../common/post-text.js';
 import { renderTable } from '../common/render-table.js';
 import { splitText } from '../common/split-text.js';
 import { toMrkdwn } from './slack-mrkdwn.js';
@@ -173,13 +173,8 @@ export function renderForSlack(post: Post): SlackOp[] {
 
 function renderReview(post: Extract<Post, { kind: 'review' }>): SlackOp[] {
   const value = `${post.id}@${post.version}`;
-  const ops: SlackOp[] = post.figures.map((figure, index) => ({
-    kind: 'upload' as const,
-    filename: `${post.id}-v${post.version}-${index + 1}.png`,
-    title: figure.title,
-    content: figure.png,
-    altText: figure.alt,
-  }));
+  // The section's charts were posted when their cells ran: the review refers to them, not again.
+  const ops: SlackOp[] = [];
   if (post.cells.length > 0) {
     ops.push({
       kind: 'upload',
@@ -216,6 +211,7 @@ function renderReview(post: Extract<Post, { kind: 'review' }>): SlackOp[] {
       context(
         [
           post.stage,
+          chartsAbove(post.figures),
           post.cells.length > 0 ? `${post.cells.length} cell(s): code attached above` : undefined,
           `or react ${hints.join(' · ')}`,
         ]

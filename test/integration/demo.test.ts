@@ -42,6 +42,9 @@ describe('tally demo', () => {
     expect(rate('One year')).toBeGreaterThan(rate('Two year'));
     const chart = /\[chart\] Churn rate by contract \(telco_db train tables\): (\S+\.png)/.exec(stdout)?.[1] ?? '';
     expect(existsSync(chart)).toBe(true);
+    // The chart is saved once: the review of its section names it instead of saving it again.
+    expect(stdout.match(/^\[chart\] /gm)).toHaveLength(1);
+    expect(stdout).toContain("Chart above: 'Churn rate by contract");
     expect((await readFile(chart)).subarray(1, 4).toString()).toBe('PNG');
     // The reviewed report: the first section revised with the feedback, both accepted, exported.
     expect(stdout).toMatch(/review s1 v2 \[data quality\]: Table consistency/);

@@ -40,7 +40,8 @@ describe('Discord rendering', () => {
     expect(ops).toHaveLength(1);
     const op = ops[0];
     if (op?.kind !== 'message') throw new Error('no message');
-    expect(op.files?.map((file) => file.name)).toEqual(['s1-v2-1.png', 's1-v2-code.txt']);
+    expect(op.files?.map((file) => file.name)).toEqual(['s1-v2-code.txt']); // the chart is not posted again
+    expect(op.content).toContain("Chart above: 'Figure 1'");
     expect(op.buttons?.map((button) => parseCustomId(button.customId))).toEqual([
       { actionId: ACTION_IDS.accept, value: 's1@2' },
       { actionId: ACTION_IDS.revise, value: 's1@2' },

@@ -55,7 +55,7 @@ describe('Slack rendering', () => {
     expect(upload?.kind === 'upload' && upload.content.toString().split('\n')[2]).toBe('1,"customer, ""1"""');
   });
 
-  it('posts a review with its figures and code first, then the narrative with Accept / Revise / Discard', () => {
+  it('posts a review with its code first, naming the charts already above, then the narrative with Accept / Revise / Discard', () => {
     const ops = renderForSlack({
       kind: 'review',
       id: 's2',
@@ -67,10 +67,11 @@ describe('Slack rendering', () => {
       cells: [{ language: 'sql', code: 'SELECT 1', author: 'human' }],
       controls: ['accept', 'revise', 'discard'],
     });
-    expect(ops.map((op) => op.kind)).toEqual(['upload', 'upload', 'message']);
-    expect(ops[1]?.kind === 'upload' && ops[1].content.toString()).toContain('written by a person');
-    const message = ops[2];
+    expect(ops.map((op) => op.kind)).toEqual(['upload', 'message']); // the chart is not uploaded again
+    expect(ops[0]?.kind === 'upload' && ops[0].content.toString()).toContain('written by a person');
+    const message = ops[1];
     if (message?.kind !== 'message') throw new Error('no message');
+    expect(JSON.stringify(message.blocks)).toContain("Chart above: 'Figure 1'");
     expect(message.remember).toEqual({ kind: 'review', value: 's2@3', controls: ['accept', 'revise', 'discard'] });
     const actions = message.blocks?.find((block) => block.type === 'actions') as {
       elements: Array<{ action_id: string; value: string }>;
