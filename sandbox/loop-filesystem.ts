@@ -90,7 +90,11 @@ export class LoopFilesystem {
     } catch (error) {
       return error instanceof Error ? error.message : String(error);
     } finally {
+      // A probe that failed to go away may still be mounted: unmount before removing the folder,
+      // so the removal neither empties a mounted image nor leaks its loop device.
+      await unmount(mountPath).catch(() => {});
       await rm(mountPath, { recursive: true, force: true }).catch(() => {});
+      await rm(`${mountPath}.ext4`, { force: true }).catch(() => {});
     }
   }
 

@@ -25,8 +25,34 @@ const MYSQL_CALLS = new Map<string, string>([
   ]),
 ]);
 
-/** System variables that reveal where the server keeps its files, or which host it runs on. */
-const PATH_VARIABLE = /(dir|file|path|socket|basename|home|_priv|^log_error|hostname|report_host)$|^ssl_/i;
+/**
+ * System variables an analysis may read. Any other could tell where the server keeps its files, which
+ * host and port it listens on, or how it is set up: a list of what is safe, not of what is not.
+ */
+const SAFE_VARIABLES = new Set(
+  [
+    'version',
+    'version_comment',
+    'sql_mode',
+    'time_zone',
+    'system_time_zone',
+    'lower_case_table_names',
+    'autocommit',
+    'transaction_isolation',
+    'tx_isolation',
+    'div_precision_increment',
+    'group_concat_max_len',
+    'max_allowed_packet',
+    'character_set_client',
+    'character_set_connection',
+    'character_set_results',
+    'character_set_database',
+    'collation_connection',
+    'collation_database',
+    'default_week_format',
+    'lc_time_names',
+  ].map((name) => name.toLowerCase()),
+);
 
 /** SQLite's eponymous pragma tables that describe a table; the others describe files, the build or the session. */
 const PRAGMA_TABLES = new Set([
@@ -83,8 +109,11 @@ function pathVariable(tokens: readonly SqlToken[], at: number): SqlProblem | und
   if (!text.startsWith('@@')) return undefined;
   const scoped = /^@@(global|session|local)$/i.test(text) && tokens[at + 1]?.text === '.';
   const name = scoped ? (nameOf(tokens[at + 2]) ?? '') : text.slice(2);
-  if (!PATH_VARIABLE.test(name)) return undefined;
-  return { reason: `@@${name} reveals the server's files or host`, hint: 'Read @@version or the data instead.' };
+  if (SAFE_VARIABLES.has(name.toLowerCase())) return undefined;
+  return {
+    reason: `@@${name} is a server setting analyses do not need`,
+    hint: `Server variables allowed: ${[...SAFE_VARIABLES].map((variable) => `@@${variable}`).join(', ')}.`,
+  };
 }
 
 function sqliteCall(token: SqlToken): SqlProblem | undefined {

@@ -195,6 +195,14 @@ function scanForWrites(tokens: readonly SqlToken[], dialect: SqlDialect): SqlPro
     if (token.text === ':=') return { reason: "':=' assigns a variable" };
     const word = token.keyword;
     const next = tokens[at + 1];
+    // Servers resolve a quoted name before '(' as a function (`SLEEP`(9), "load_extension"(…)):
+    // no analysis needs that, and it would slip a call past every check of function names.
+    if (token.kind === 'quoted' && next?.text === '(' && !token.text.startsWith("'")) {
+      return {
+        reason: `the quoted name ${token.text} is called as a function`,
+        hint: 'Write function names without quotes.',
+      };
+    }
     if (token.kind !== 'word') continue;
     // SHOW CREATE TABLE t, SHOW PROCEDURE STATUS, SHOW CREATE PROCEDURE p
     if (show && at <= 2 && (word === 'CREATE' || word === 'PROCEDURE')) continue;

@@ -36,16 +36,22 @@ export type TokenizeResult = { ok: true; tokens: SqlToken[] } | ({ ok: false } &
 
 const SPACE = new Set([' ', '\t', '\n', '\r', '\f', '\v']);
 /**
- * MySQL starts a `--` comment only when whitespace or a control character follows. These four certainly qualify;
- * after anything else the dashes are read as minus signs, so what follows is checked as code either way.
+ * Control characters other than tab, line feed and carriage return have no place in analysis SQL, and
+ * servers disagree on what they mean (a comment start, whitespace): refused, so the guard and the
+ * server always read the same statement.
  */
-const MYSQL_DASH_COMMENT = new Set([' ', '\t', '\n', '\r']);
+const CONTROL = /[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]/;
 const WORD_CHAR = /[\w$\u0080-\uffff]/;
 const LEADING_NUMBER = /^[0-9]*(?:E[0-9]+)?/;
 const CLOSE_HINT = 'Close every string, quoted name and /* comment */.';
 
 export function tokenizeSql(sql: string, dialect: SqlDialect): TokenizeResult {
   if (sql.includes('\0')) return { ok: false, reason: 'NUL character in the SQL' };
+  const control = CONTROL.exec(sql);
+  if (control) {
+    const code = control[0].charCodeAt(0).toString(16).padStart(2, '0');
+    return { ok: false, reason: `control character 0x${code} at character ${control.index + 1}` };
+  }
   const tokens: SqlToken[] = [];
   const push = (kind: SqlToken['kind'], start: number, end: number) => {
     const text = sql.slice(start, end);
@@ -88,14 +94,18 @@ function startsLineComment(sql: string, at: number, dialect: SqlDialect): boolea
   const ch = sql.charAt(at);
   if (dialect === 'mysql' && ch === '#') return true;
   if (ch !== '-' || sql.charAt(at + 1) !== '-') return false;
-  return dialect === 'sqlite' || MYSQL_DASH_COMMENT.has(sql.charAt(at + 2));
+  // MySQL: `--` starts a comment when whitespace follows (control characters are refused above).
+  return dialect === 'sqlite' || SPACE.has(sql.charAt(at + 2));
 }
 
-/** Both servers end a line comment at '\n' only; ending it at '\r' as well just exposes more text to the checks. */
+/**
+ * Both servers end a line comment at '\n' only, so the guard does too: were it to end one at '\r',
+ * a quote later on that line would open a string for the guard that the server never sees, and the
+ * next lines would hide from the checks inside it.
+ */
 function lineEnd(sql: string, at: number): number {
-  let end = at;
-  while (end < sql.length && sql.charAt(end) !== '\n' && sql.charAt(end) !== '\r') end += 1;
-  return end;
+  const end = sql.indexOf('\n', at);
+  return end < 0 ? sql.length : end;
 }
 
 /** MySQL runs the text of `/*! … *\/` (MariaDB also `/*M! … *\/`) and reads `/*+ … *\/` as optimizer hints. */
