@@ -3,6 +3,8 @@
 import io
 import sys
 
+from chart_finish import finish_figure
+
 MAX_ROWS = 20
 MAX_COLUMNS = 20
 MAX_TEXT = 20000
@@ -51,6 +53,7 @@ def collect_figures(encode):
     figures = []
     for number in numbers[:MAX_FIGURES]:
         figure = pyplot.figure(number)
+        finish_figure(figure)
         buffer = io.BytesIO()
         figure.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
         if buffer.tell() > MAX_FIGURE_BYTES:

@@ -220,6 +220,12 @@ def preload():
     if target and os.path.isdir(cache) and not os.path.exists(target):
         shutil.copytree(cache, target)
     loaded = []
+    try:
+        import matplotlib.style
+
+        matplotlib.style.use(os.path.join(os.path.dirname(os.path.abspath(__file__)), "tally.mplstyle"))
+    except Exception as error:  # noqa: BLE001 - charts still draw in matplotlib's own style
+        print(f"tally driver: cannot apply the house chart style: {error}", file=sys.__stderr__)
     for name in filter(None, os.environ.get("TALLY_PRELOAD", "").split(",")):
         try:
             __import__(name.strip())

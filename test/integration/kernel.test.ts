@@ -89,6 +89,42 @@ describe('a session kernel', () => {
     ]);
   });
 
+  it('draws in the house style: percent ticks and value labels for a share, a colour-blind-safe palette', async () => {
+    const execution = await kernel.run(
+      [
+        'import json, matplotlib as mpl, matplotlib.pyplot as plt, chart_finish',
+        'fig, ax = plt.subplots()',
+        'ax.barh(["Month-to-month", "One year", "Two year"], [0.427, 0.113, 0.029])',
+        'ax.set_title("Churn rate by contract"); ax.set_xlabel("churn rate")',
+        'chart_finish.finish_figure(fig); fig.canvas.draw()',
+        'counts, cx = plt.subplots(); cx.bar(["a", "b"], [1200, 345]); cx.set_title("Customers"); cx.set_ylabel("count")',
+        'chart_finish.finish_figure(counts); counts.canvas.draw()',
+        'print(json.dumps({',
+        '  "ticks": [t.get_text() for t in ax.get_xticklabels()],',
+        '  "labels": [t.get_text() for t in ax.texts],',
+        '  "count_labels": [t.get_text() for t in cx.texts],',
+        '  "count_ticks_plain": "%" not in "".join(t.get_text() for t in cx.get_yticklabels()),',
+        '  "palette": mpl.rcParams["axes.prop_cycle"].by_key()["color"][:3],',
+        '  "grid": mpl.rcParams["axes.grid"],',
+        '}))',
+        'plt.close("all")',
+      ].join('\n'),
+    );
+    expect(execution.error).toBeUndefined();
+    const seen = JSON.parse(execution.stdout) as Record<string, unknown>;
+    expect((seen.ticks as string[]).filter((tick) => tick !== '').every((tick) => tick.endsWith('%'))).toBe(true);
+    expect(seen.labels).toEqual(['42.7%', '11.3%', '2.9%']);
+    expect(seen.count_labels).toEqual(['1,200', '345']);
+    expect(seen.count_ticks_plain).toBe(true);
+    expect(seen.palette).toEqual(['#0072B2', '#E69F00', '#009E73']);
+    expect(seen.grid).toBe(true);
+    // The same touches on a chart a cell leaves open: it still arrives titled and described.
+    const shown = await kernel.run(
+      'import matplotlib.pyplot as plt\nplt.bar(["a", "b"], [0.2, 0.6]); plt.title("Share of churners"); plt.ylabel("share")',
+    );
+    expect(shown.figures.map((figure) => figure.description)).toEqual(["Chart 'Share of churners'; y axis: share"]);
+  });
+
   it('returns user errors as data with a traceback that starts in the cell', async () => {
     const execution = await kernel.run('def ratio(a, b):\n    return a / b\n\nratio(1, 0)');
     expect(execution.error?.name).toBe('ZeroDivisionError');
