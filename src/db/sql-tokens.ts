@@ -40,17 +40,23 @@ const SPACE = new Set([' ', '\t', '\n', '\r', '\f', '\v']);
  * servers disagree on what they mean (a comment start, whitespace): refused, so the guard and the
  * server always read the same statement.
  */
-const CONTROL = /[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]/;
+function firstControl(sql: string): number {
+  for (let index = 0; index < sql.length; index += 1) {
+    const code = sql.charCodeAt(index);
+    if ((code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) || code === 0x7f) return index;
+  }
+  return -1;
+}
 const WORD_CHAR = /[\w$\u0080-\uffff]/;
 const LEADING_NUMBER = /^[0-9]*(?:E[0-9]+)?/;
 const CLOSE_HINT = 'Close every string, quoted name and /* comment */.';
 
 export function tokenizeSql(sql: string, dialect: SqlDialect): TokenizeResult {
   if (sql.includes('\0')) return { ok: false, reason: 'NUL character in the SQL' };
-  const control = CONTROL.exec(sql);
-  if (control) {
-    const code = control[0].charCodeAt(0).toString(16).padStart(2, '0');
-    return { ok: false, reason: `control character 0x${code} at character ${control.index + 1}` };
+  const control = firstControl(sql);
+  if (control >= 0) {
+    const code = sql.charCodeAt(control).toString(16).padStart(2, '0');
+    return { ok: false, reason: `control character 0x${code} at character ${control + 1}` };
   }
   const tokens: SqlToken[] = [];
   const push = (kind: SqlToken['kind'], start: number, end: number) => {
