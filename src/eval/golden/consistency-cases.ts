@@ -4,11 +4,9 @@
  * per column. Each asks for labelled lines so the checkers read the right number.
  */
 import type { EvalCase } from '../eval-case.js';
-import { goldenCase } from './golden-case.js';
+import { checkMissingDemographics, goldenCase, PLAYBOOKS } from './golden-case.js';
 import { checkCount, checkNames, checkWord, inAnswer } from './golden-checks.js';
 import { BLANKABLE_COLUMNS, type TelcoFacts, TRAIN_TABLES } from './telco-facts.js';
-
-const AUDIT = 'table-consistency-audit.md';
 
 export function consistencyCases(facts: TelcoFacts): EvalCase[] {
   return [
@@ -21,7 +19,7 @@ export function consistencyCases(facts: TelcoFacts): EvalCase[] {
         'user_payments and user_churn, and tell me which tables do not hold exactly the same customer ids as ' +
         'user_payments, the reference table. Answer with one line per table, like `user_payments: <rows>`, then ' +
         'one line `Disagree: <tables>` (or `Disagree: none`).',
-      playbook: AUDIT,
+      playbook: PLAYBOOKS.audit,
       parts: (outcome) => [
         ...TRAIN_TABLES.map((table) =>
           checkCount(inAnswer(outcome), { label: table, what: `rows in ${table}`, expected: facts.rows[table] }),
@@ -43,14 +41,9 @@ export function consistencyCases(facts: TelcoFacts): EvalCase[] {
         'How many customers in user_payments have no row in user_demographics, and which of those missing ' +
         'customer ids comes first in alphabetical order? Answer with the lines `Missing demographics: <count>` ' +
         'and `First: <customerID>`.',
-      playbook: AUDIT,
+      playbook: PLAYBOOKS.audit,
       parts: (outcome) => [
-        checkCount(inAnswer(outcome), {
-          label: 'Missing demographics',
-          name: 'missing',
-          what: 'customers without demographics',
-          expected: facts.missingDemographics.count,
-        }),
+        checkMissingDemographics(inAnswer(outcome), facts),
         checkWord(inAnswer(outcome), {
           label: 'First',
           name: 'first',
@@ -66,7 +59,7 @@ export function consistencyCases(facts: TelcoFacts): EvalCase[] {
       message:
         'Check the keys: how many rows of user_services and how many rows of user_churn have a customerID that ' +
         'is missing from user_payments? Answer with the lines `user_services: <count>` and `user_churn: <count>`.',
-      playbook: AUDIT,
+      playbook: PLAYBOOKS.audit,
       parts: (outcome) => [
         checkCount(inAnswer(outcome), {
           label: 'user_services',
@@ -89,7 +82,7 @@ export function consistencyCases(facts: TelcoFacts): EvalCase[] {
         'nulls are different damage, so count them apart. And how many of the blank ones belong to customers ' +
         'whose tenure in user_services is above 0? Answer with the lines `Blank: <count>`, `NULL: <count>` and ' +
         '`Blank with tenure: <count>`.',
-      playbook: AUDIT,
+      playbook: PLAYBOOKS.audit,
       parts: (outcome) => [
         checkCount(inAnswer(outcome), {
           label: 'Blank',
@@ -113,7 +106,7 @@ export function consistencyCases(facts: TelcoFacts): EvalCase[] {
         // whose tags hold the same words: a weakness of the ranking, kept out of this case's way.
         "Audit the payments table for blanks: how many blank ('') cells does each text column of user_payments " +
         'have? Answer with one line per column, like `Contract: <count>`.',
-      playbook: AUDIT,
+      playbook: PLAYBOOKS.audit,
       parts: (outcome) =>
         BLANKABLE_COLUMNS.map((column) =>
           checkCount(inAnswer(outcome), {

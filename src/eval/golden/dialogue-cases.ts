@@ -5,7 +5,7 @@
  * version must carry both numbers.
  */
 import type { EvalCase } from '../eval-case.js';
-import { goldenCase } from './golden-case.js';
+import { checkMissingDemographics, goldenCase, PLAYBOOKS } from './golden-case.js';
 import { checkAsked, checkCount, checkDeclined, checkRate, checkWord, inAnswer, inSections } from './golden-checks.js';
 import type { TelcoFacts } from './telco-facts.js';
 
@@ -28,7 +28,7 @@ export function dialogueCases(facts: TelcoFacts): EvalCase[] {
           "customerID, blank PaymentMethod left out; churn rate = share with Churn = 'Yes'. Answer with the line " +
           '`Top: <payment method> (<churn rate to 3 decimals>)`.',
       ],
-      playbook: 'churn-drivers.md',
+      playbook: PLAYBOOKS.drivers,
       parts: (outcome) => [
         checkAsked(outcome),
         checkWord(inAnswer(outcome), {
@@ -69,14 +69,9 @@ export function dialogueCases(facts: TelcoFacts): EvalCase[] {
         },
         'accept',
       ],
-      playbook: 'table-consistency-audit.md',
+      playbook: PLAYBOOKS.audit,
       parts: (outcome) => [
-        checkCount(inSections(outcome), {
-          label: 'Missing demographics',
-          name: 'missing',
-          what: 'customers without demographics',
-          expected: facts.missingDemographics.count,
-        }),
+        checkMissingDemographics(inSections(outcome), facts),
         checkCount(inSections(outcome), {
           label: 'Fake services',
           name: 'fake_services',

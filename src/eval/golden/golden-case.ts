@@ -1,6 +1,7 @@
 /** The shape every golden case shares: suite `golden`, no files, and the playbook scored as a part. */
 import type { CaseOutcome, EvalCase, PartScore, ReviewStep } from '../eval-case.js';
-import { checkPlaybook } from './golden-checks.js';
+import { checkCount, checkPlaybook, type Source } from './golden-checks.js';
+import type { TelcoFacts } from './telco-facts.js';
 
 export interface GoldenCaseOptions {
   /** `golden-<what>`. */
@@ -25,4 +26,21 @@ export function goldenCase(options: GoldenCaseOptions): EvalCase {
     files: [],
     score: (outcome) => [...parts(outcome), checkPlaybook(outcome, options.playbook)],
   };
+}
+
+/** The playbooks golden cases expect (files in prompts/playbooks/). */
+export const PLAYBOOKS = {
+  audit: 'table-consistency-audit.md',
+  drivers: 'churn-drivers.md',
+  prediction: 'churn-prediction.md',
+} as const;
+
+/** `Missing demographics: <count>` read from `text`: asked by the audit and by the revised audit section. */
+export function checkMissingDemographics(source: Source, facts: TelcoFacts): PartScore {
+  return checkCount(source, {
+    label: 'Missing demographics',
+    name: 'missing',
+    what: 'customers without demographics',
+    expected: facts.missingDemographics.count,
+  });
 }

@@ -15,7 +15,7 @@
  * 0.852; the floor comes to 0.796.
  */
 import type { EvalCase } from '../eval-case.js';
-import { goldenCase } from './golden-case.js';
+import { goldenCase, PLAYBOOKS } from './golden-case.js';
 import { checkInBand, inAnswer } from './golden-checks.js';
 import type { TelcoFacts } from './telco-facts.js';
 
@@ -48,7 +48,7 @@ export function modelCase(facts: TelcoFacts): EvalCase {
       'Build a model that predicts which customers will churn: train a classifier on the train tables and ' +
       'report its ROC AUC on the test tables (the `_new` tables), which it must not see while training. ' +
       'Answer with the line `ROC AUC: <value>` (3 decimals).',
-    playbook: 'churn-prediction.md',
+    playbook: PLAYBOOKS.prediction,
     parts: (outcome) => [
       checkInBand(inAnswer(outcome), {
         label: 'ROC AUC',

@@ -4,11 +4,9 @@
  * out) because the damage makes "the churn rate" depend on it, and asks for 3 decimals.
  */
 import type { EvalCase } from '../eval-case.js';
-import { goldenCase } from './golden-case.js';
+import { goldenCase, PLAYBOOKS } from './golden-case.js';
 import { checkRate, inAnswer } from './golden-checks.js';
 import type { TelcoFacts } from './telco-facts.js';
-
-const DRIVERS = 'churn-drivers.md';
 
 const RATE = "Churn rate = share of customers with Churn = 'Yes', to 3 decimals.";
 
@@ -25,7 +23,7 @@ function ratesCase(options: {
     level: 'rates',
     concepts: ['Churn rate', options.concept],
     message: options.message,
-    playbook: DRIVERS,
+    playbook: PLAYBOOKS.drivers,
     parts: (outcome) =>
       [...options.rates].map(([value, rate]) =>
         checkRate(inAnswer(outcome), {
@@ -77,7 +75,7 @@ export function rateCases(facts: TelcoFacts): EvalCase[] {
         'What is the overall churn rate, in the train part and in the test part? Train: the user_churn rows ' +
         'whose customerID is in user_payments (leave out churn rows of unknown customers). Test: all of ' +
         `user_churn_new. ${RATE} Answer with the lines \`Train: <rate>\` and \`Test: <rate>\`.`,
-      playbook: DRIVERS,
+      playbook: PLAYBOOKS.drivers,
       parts: (outcome) => [
         checkRate(inAnswer(outcome), {
           label: 'Train',
