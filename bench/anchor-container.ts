@@ -16,6 +16,8 @@ export interface AnchorOptions {
   env?: string[];
   /** Lifts the CPU quota, for an anchor whose client runs inside the container too. */
   unlimitedCpu?: boolean;
+  /** Replaces the memory limit, in MiB. */
+  memoryMb?: number;
 }
 
 export function anchorSpec(settings: BenchSettings, options: AnchorOptions): ContainerCreateOptions {
@@ -28,6 +30,7 @@ export function anchorSpec(settings: BenchSettings, options: AnchorOptions): Con
     sessionId: 'anchor',
     workHostPath: '/nonexistent', // the Binds are dropped below: anchors need no workspace
     inputsHostPath: '/nonexistent',
+    outboxHostPath: '/nonexistent',
     limits: settings.limits,
   });
   return {
@@ -40,6 +43,9 @@ export function anchorSpec(settings: BenchSettings, options: AnchorOptions): Con
       LogConfig: { Type: 'json-file', Config: {} },
       Binds: [],
       ...(options.unlimitedCpu ? { NanoCpus: 0 } : {}),
+      ...(options.memoryMb === undefined
+        ? {}
+        : { Memory: options.memoryMb * 1024 * 1024, MemorySwap: options.memoryMb * 1024 * 1024 }),
     },
   };
 }

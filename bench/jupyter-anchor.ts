@@ -5,17 +5,20 @@
  */
 import { readFile } from 'node:fs/promises';
 import { anchorSpec, withContainer } from './anchor-container.js';
-import { type BenchSettings, COUNTS } from './bench-settings.js';
+import { type BenchSettings, BIG_OUTPUTS, COUNTS } from './bench-settings.js';
 
 const SCRIPT_URL = new URL('./jupyter_round_trip.py', import.meta.url);
 const RESULT_PREFIX = 'BENCH_RESULT ';
-const RUN_TIMEOUT_MS = 150_000;
+const RUN_TIMEOUT_MS = 900_000;
+/** ipykernel holds a 100 MB output several times over (the text, its JSON, the message): room for it. */
+const MEMORY_MB = 4096;
 
 export interface JupyterSamples {
   /** start_new_kernel, the analysis imports, and the first '1'; no container start. */
   startToFirstCellMs: number;
   trivialMs: number[];
-  bigOutputMs: number[];
+  /** Per large output (BigOutput.key). */
+  outputsMs: Record<string, number[]>;
 }
 
 /** Splits a non-TTY container log (8-byte frame headers: stream, 0, 0, 0, big-endian length) by stream. */
@@ -32,10 +35,18 @@ function demultiplex(log: Buffer): { stdout: string; stderr: string } {
 
 export async function measureJupyter(settings: BenchSettings): Promise<JupyterSamples> {
   const script = await readFile(SCRIPT_URL, 'utf8');
-  const counts = [COUNTS.trivialWarmup, COUNTS.trivialIterations, COUNTS.bigOutputWarmup, COUNTS.bigOutputIterations];
+  const plan = {
+    trivial: [COUNTS.trivialWarmup, COUNTS.trivialIterations],
+    outputs: Object.fromEntries(
+      BIG_OUTPUTS.map((output) => [
+        output.key,
+        { code: output.jupyterCell, minChars: output.minChars, warmup: output.warmup, iterations: output.iterations },
+      ]),
+    ),
+  };
   const spec = anchorSpec(settings, {
     role: 'jupyter',
-    cmd: ['python3', '-c', script, ...counts.map(String)],
+    cmd: ['python3', '-c', script, JSON.stringify(plan)],
     // The root filesystem is read-only and /tmp is the tmpfs: Jupyter keeps its files there.
     // PYDEVD_DISABLE_FILE_VALIDATION quiets debugpy's start-up warning about frozen modules.
     env: [
@@ -47,6 +58,7 @@ export async function measureJupyter(settings: BenchSettings): Promise<JupyterSa
     ],
     // The client shares the container with the kernel; our client (this process) has its own CPU.
     unlimitedCpu: true,
+    memoryMb: MEMORY_MB,
   });
   return withContainer(settings.docker, spec, async (container) => {
     await container.start();

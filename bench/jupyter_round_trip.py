@@ -1,6 +1,7 @@
 """Anchor b: round trips to an ipykernel through jupyter_client, measured inside the container.
 
-Usage: python3 jupyter_round_trip.py WARMUP ITERATIONS BIG_WARMUP BIG_ITERATIONS
+Usage: python3 jupyter_round_trip.py PLAN
+PLAN is JSON: {"trivial": [warmup, iterations], "outputs": {key: {"code", "minChars", "warmup", "iterations"}}}.
 Prints one line "BENCH_RESULT {json}" with the raw samples in milliseconds. Each round trip is
 what a notebook client does: execute on the shell channel, read iopub until the kernel reports
 idle for that request, then take the shell reply.
@@ -12,7 +13,7 @@ import time
 
 from jupyter_client.manager import start_new_kernel
 
-TIMEOUT_S = 30
+TIMEOUT_S = 120
 
 
 def run(client, code):
@@ -54,19 +55,25 @@ def sample(client, code, accept, warmup, iterations):
 
 
 def main():
-    warmup, iterations, big_warmup, big_iterations = (int(value) for value in sys.argv[1:5])
+    plan = json.loads(sys.argv[1])
+    warmup, iterations = plan["trivial"]
     started = time.perf_counter()
     manager, client = start_new_kernel(kernel_name="python3", startup_timeout=60)
+    outputs = {}
     try:
-        run(client, "import numpy, pandas, matplotlib.pyplot")  # the same preload as our driver
+        run(client, "import numpy, pandas, matplotlib.pyplot")  # the same stack as a warm kernel of ours
         run(client, "1")
         start_ms = (time.perf_counter() - started) * 1000
         trivial = sample(client, "1", lambda output: output == "1", warmup, iterations)
-        big = sample(client, "print('x'*1_000_000)", lambda output: len(output) >= 1_000_000, big_warmup, big_iterations)
+        for key, output in plan["outputs"].items():
+            enough = output["minChars"]
+            accept = lambda text, enough=enough: len(text) >= enough  # noqa: E731
+            outputs[key] = sample(client, output["code"], accept, output["warmup"], output["iterations"])
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)
-    print("BENCH_RESULT " + json.dumps({"startToFirstCellMs": start_ms, "trivialMs": trivial, "bigOutputMs": big}), flush=True)
+    result = {"startToFirstCellMs": start_ms, "trivialMs": trivial, "outputsMs": outputs}
+    print("BENCH_RESULT " + json.dumps(result), flush=True)
 
 
 if __name__ == "__main__":

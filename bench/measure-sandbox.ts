@@ -1,6 +1,7 @@
 /**
  * Our side of the comparison, through the public Sandbox and Kernel ports of DockerSandbox: cold
- * session start, warm-pool acquire, trivial and 1 MB cell round trips, and idle kernel memory.
+ * session start, the first import of the analysis stack, warm-pool acquire, concurrent starts,
+ * trivial and large-output round trips, and idle kernel memory.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,12 +10,16 @@ import { PRELOAD } from '../sandbox/container-spec.js';
 import type { DockerKernel } from '../sandbox/docker-kernel.js';
 import { DockerSandbox } from '../sandbox/docker-sandbox.js';
 import type { Kernel } from '../src/ports/sandbox.js';
-import { type BenchSettings, BIG_OUTPUT, COUNTS } from './bench-settings.js';
+import { type BenchSettings, type BigOutput, COUNTS } from './bench-settings.js';
 import { type ContainerMemory, containerMemory } from './container-memory.js';
 
 export interface ColdKernelSamples<T> {
   /** acquire() on an empty pool until the first cell '1' has returned. */
   coldStartMs: number[];
+  /** The cold kernel's first `import numpy, pandas, matplotlib.pyplot` (it imports on first use). */
+  firstImportMs: number;
+  /** The same import in another cold kernel, COUNTS.modelPauseMs after it was ready (its background import had time). */
+  firstImportAfterPauseMs: number;
   idleMemory: ContainerMemory;
   /** What `withIdleKernel` measured with the last cold kernel. */
   measured: T;
@@ -25,6 +30,23 @@ export interface WarmPoolSamples {
   acquireMs: number[];
   /** The same acquire() plus the first cell '1'. */
   acquireFirstCellMs: number[];
+}
+
+export interface ConcurrentStarts {
+  sessions: number;
+  /** The start limit the sandbox ran with (TALLY_SANDBOX_START_CONCURRENCY). */
+  startConcurrency: number;
+  /** Each session's acquire() until its first cell '1' returned, all asked for at once. */
+  firstCellMs: number[];
+  /** From the first acquire() to the last first cell. */
+  wallMs: number;
+  startsPerMinute: number;
+}
+
+/** Our round trips, to interleave with the raw pipe's. */
+export interface OurRoundTrips {
+  trivial: () => Promise<void>;
+  output: (output: BigOutput) => Promise<void>;
 }
 
 /** Starts a DockerSandbox on a fresh temporary workspace root, runs `use`, and always closes it. */
@@ -43,6 +65,7 @@ async function withSandbox<T>(
       workspaceRoot,
       limits: settings.limits,
       poolSize,
+      maxConcurrentStarts: settings.startConcurrency,
       idleTtlMs: 30 * 60_000,
       cellTimeoutMs: settings.cellTimeoutMs,
       outputLimitBytes: settings.outputLimitBytes,
@@ -62,27 +85,33 @@ async function runTrivial(kernel: Kernel): Promise<void> {
   }
 }
 
-async function runBigOutput(kernel: Kernel): Promise<void> {
-  const execution = await kernel.run(BIG_OUTPUT.cell, { outputLimitBytes: BIG_OUTPUT.outputLimitBytes });
-  if (execution.error || execution.stdout.length < BIG_OUTPUT.minBytes) {
+async function runOutput(kernel: Kernel, output: BigOutput): Promise<void> {
+  const execution = await kernel.run(output.cell, { outputLimitBytes: output.outputLimitBytes, journal: false });
+  if (execution.error || execution.stdout.length < output.minChars) {
     throw new Error(
-      `the 1 MB cell returned ${execution.stdout.length} characters of stdout (error: ${execution.error?.name ?? 'none'})`,
+      `the ${output.label} cell returned ${execution.stdout.length} characters of stdout (error: ${execution.error?.name ?? 'none'})`,
     );
   }
 }
 
-/** A cold start only means something if the driver really imported the analysis stack before "ready". */
-async function assertPreloaded(kernel: Kernel): Promise<void> {
-  const execution = await kernel.run(`import sys\nall(name in sys.modules for name in ${JSON.stringify(PRELOAD)})`);
-  if (execution.result?.text !== 'True') throw new Error(`the kernel had not preloaded ${PRELOAD.join(', ')}`);
+const IMPORT_STACK = `import ${PRELOAD.join(', ')}`;
+const STACK_IMPORTED = `import sys\nall(name in sys.modules for name in ${JSON.stringify(PRELOAD)})`;
+
+/** Asserts that the analysis stack is imported in the kernel (a warm kernel's preload, or a cell's import). */
+async function assertStack(kernel: Kernel, what: string): Promise<void> {
+  const execution = await kernel.run(STACK_IMPORTED);
+  if (execution.result?.text !== 'True') throw new Error(`${what}: ${PRELOAD.join(', ')} were not imported`);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Cold starts on an empty pool; the last kernel then sits idle for the memory reading and runs the round trips. */
+/**
+ * Cold starts on an empty pool; the last kernel then imports the analysis stack, sits idle for the
+ * memory reading, and runs the round trips.
+ */
 export function measureColdKernel<T>(
   settings: BenchSettings,
-  withIdleKernel: (round: { trivial: () => Promise<void>; bigOutput: () => Promise<void> }) => Promise<T>,
+  withIdleKernel: (ours: OurRoundTrips) => Promise<T>,
 ): Promise<ColdKernelSamples<T>> {
   return withSandbox(settings, 0, async (sandbox) => {
     const coldStartMs: number[] = [];
@@ -96,14 +125,26 @@ export function measureColdKernel<T>(
     }
     if (kernel === undefined) throw new Error('no cold kernel was started');
     const idleKernel = kernel;
-    await assertPreloaded(idleKernel);
+    const importStarted = performance.now();
+    const imported = await idleKernel.run(IMPORT_STACK);
+    const firstImportMs = performance.now() - importStarted;
+    if (imported.error) throw new Error(`${IMPORT_STACK} failed: ${imported.error.value}`);
+    await assertStack(idleKernel, 'the cold kernel after its import');
+    const paused = await sandbox.acquire('cold-paused');
+    await runTrivial(paused);
+    await sleep(COUNTS.modelPauseMs);
+    const pausedStarted = performance.now();
+    const pausedImport = await paused.run(IMPORT_STACK);
+    const firstImportAfterPauseMs = performance.now() - pausedStarted;
+    if (pausedImport.error) throw new Error(`${IMPORT_STACK} failed: ${pausedImport.error.value}`);
+    await paused.dispose();
     await sleep(COUNTS.idleSettleMs);
     const idleMemory = await containerMemory(settings.docker, (idleKernel as DockerKernel).containerId);
     const measured = await withIdleKernel({
       trivial: () => runTrivial(idleKernel),
-      bigOutput: () => runBigOutput(idleKernel),
+      output: (output) => runOutput(idleKernel, output),
     });
-    return { coldStartMs, idleMemory, measured };
+    return { coldStartMs, firstImportMs, firstImportAfterPauseMs, idleMemory, measured };
   });
 }
 
@@ -120,8 +161,35 @@ export function measureWarmPool(settings: BenchSettings): Promise<WarmPoolSample
       acquireMs.push(performance.now() - started);
       await runTrivial(kernel);
       acquireFirstCellMs.push(performance.now() - started);
+      if (index === 0) await assertStack(kernel, 'a warm-pool kernel');
       await kernel.dispose();
     }
     return { acquireMs, acquireFirstCellMs };
+  });
+}
+
+/**
+ * Sessions that all ask for a kernel at once on an empty pool: the start queue lets
+ * `startConcurrency` start at a time. Kernel starts per minute is sessions over the wall time.
+ */
+export function measureConcurrentStarts(settings: BenchSettings): Promise<ConcurrentStarts> {
+  return withSandbox(settings, 0, async (sandbox) => {
+    const sessions = COUNTS.concurrentSessions;
+    const started = performance.now();
+    const firstCellMs = await Promise.all(
+      Array.from({ length: sessions }, async (_, index) => {
+        const kernel = await sandbox.acquire(`burst-${index}`);
+        await runTrivial(kernel);
+        return performance.now() - started;
+      }),
+    );
+    const wallMs = Math.max(...firstCellMs);
+    return {
+      sessions,
+      startConcurrency: settings.startConcurrency,
+      firstCellMs,
+      wallMs,
+      startsPerMinute: Math.round((sessions / wallMs) * 60_000),
+    };
   });
 }

@@ -5,7 +5,8 @@
  */
 import { attachStdio } from '../sandbox/attach-stdio.js';
 import { anchorSpec, withContainer } from './anchor-container.js';
-import { type BenchSettings, BIG_OUTPUT, COUNTS } from './bench-settings.js';
+import { type BenchSettings, BIG_OUTPUTS, COUNTS } from './bench-settings.js';
+import type { OurRoundTrips } from './measure-sandbox.js';
 import { sampleInterleaved } from './stats.js';
 
 const LOOP = `
@@ -24,20 +25,14 @@ while True:
     sys.stdout.write(repr(value) + "\\n")
 `;
 
-const REPLY_TIMEOUT_MS = 30_000;
+const REPLY_TIMEOUT_MS = 60_000;
 
 export interface RawPipeSamples {
   trivialMs: number[];
-  bigOutputMs: number[];
   /** Our kernel's samples, taken in blocks alternating with the raw pipe's. */
   oursTrivialMs: number[];
-  oursBigOutputMs: number[];
-}
-
-/** One round trip of each kind through our kernel, to interleave with the raw pipe's. */
-export interface OurRoundTrips {
-  trivial: () => Promise<void>;
-  bigOutput: () => Promise<void>;
+  /** Per large output (BigOutput.key): the raw pipe's samples and ours, alternating likewise. */
+  outputs: Record<string, { rawPipeMs: number[]; oursMs: number[] }>;
 }
 
 /** Newline-separated replies, handed out in order. */
@@ -92,7 +87,7 @@ class ReplyLines {
 export function measureRawPipe(settings: BenchSettings, ours: OurRoundTrips): Promise<RawPipeSamples> {
   const spec = anchorSpec(settings, { role: 'raw-pipe', cmd: ['python3', '-u', '-c', LOOP] });
   return withContainer(settings.docker, spec, async (container) => {
-    const { stream, stdout, stderr } = await attachStdio(container, settings.docker.modem);
+    const { stream, stdout, stderr } = await attachStdio(container);
     let stderrTail = '';
     const replies = new ReplyLines();
     stdout.on('data', (chunk: Buffer) => replies.push(chunk));
@@ -114,13 +109,17 @@ export function measureRawPipe(settings: BenchSettings, ours: OurRoundTrips): Pr
         warmup: COUNTS.trivialWarmup,
         iterations: COUNTS.trivialIterations,
       });
-      const bigOutput = () => roundTrip(BIG_OUTPUT.expression, (reply) => reply.length >= BIG_OUTPUT.minBytes);
-      const [bigOutputMs, oursBigOutputMs] = await sampleInterleaved(bigOutput, ours.bigOutput, {
-        warmup: COUNTS.bigOutputWarmup,
-        iterations: COUNTS.bigOutputIterations,
-        blocks: 5,
-      });
-      return { trivialMs, bigOutputMs, oursTrivialMs, oursBigOutputMs };
+      const outputs: RawPipeSamples['outputs'] = {};
+      for (const output of BIG_OUTPUTS) {
+        const raw = () => roundTrip(output.expression, (reply) => reply.length >= output.minChars);
+        const [rawPipeMs, oursMs] = await sampleInterleaved(raw, () => ours.output(output), {
+          warmup: output.warmup,
+          iterations: output.iterations,
+          blocks: 5,
+        });
+        outputs[output.key] = { rawPipeMs, oursMs };
+      }
+      return { trivialMs, oursTrivialMs, outputs };
     } finally {
       stream.destroy();
     }

@@ -1,9 +1,12 @@
 /**
  * The baseline the seed projects use: pandas.read_sql over PyMySQL, from a Python process in the
  * same image. It alone runs in a network-enabled container (the host's network, so it reaches the
- * server on 127.0.0.1); only the read_sql call is timed, not the start-up or the imports.
+ * server on 127.0.0.1); only the read_sql call is timed, not the start-up or the imports. For SQLite,
+ * pandas.read_sql over the standard sqlite3 module, on the same file mounted read-only.
  */
+import { basename, dirname } from 'node:path';
 import type Docker from 'dockerode';
+import type { ContainerCreateOptions } from 'dockerode';
 import { anchorSpec, withContainer } from './anchor-container.js';
 import type { BenchSettings } from './bench-settings.js';
 
@@ -43,6 +46,10 @@ export async function readSqlBaseline(settings: BenchSettings, url: string, sql:
     NetworkDisabled: false,
     HostConfig: { ...base.HostConfig, NetworkMode: 'host', Memory: 8 * 1024 ** 3, MemorySwap: 8 * 1024 ** 3 },
   };
+  return runBaseline(settings, spec);
+}
+
+function runBaseline(settings: BenchSettings, spec: ContainerCreateOptions): Promise<BaselineRun> {
   return withContainer(settings.docker, spec, async (container: Docker.Container) => {
     await container.start();
     const exit = (await container.wait()) as { StatusCode: number };
@@ -53,4 +60,32 @@ export async function readSqlBaseline(settings: BenchSettings, url: string, sql:
     const parsed = JSON.parse(line.slice(line.indexOf('{'))) as BaselineRun;
     return { seconds: parsed.seconds, rows: parsed.rows };
   });
+}
+
+const SQLITE_SCRIPT = `
+import json, os, sqlite3, time
+import pandas as pd
+connection = sqlite3.connect("file:/data/" + os.environ["DB_FILE"] + "?mode=ro", uri=True)
+started = time.perf_counter()
+frame = pd.read_sql(os.environ["DB_SQL"], connection)
+print(json.dumps({"seconds": time.perf_counter() - started, "rows": len(frame), "columns": len(frame.columns)}))
+`;
+
+export async function readSqlSqliteBaseline(settings: BenchSettings, path: string, sql: string): Promise<BaselineRun> {
+  const base = anchorSpec(settings, {
+    role: 'read-sql-sqlite',
+    cmd: ['python3', '-c', SQLITE_SCRIPT],
+    env: [`DB_FILE=${basename(path)}`, `DB_SQL=${sql}`],
+    unlimitedCpu: true,
+  });
+  const spec = {
+    ...base,
+    HostConfig: {
+      ...base.HostConfig,
+      Binds: [`${dirname(path)}:/data:ro`],
+      Memory: 8 * 1024 ** 3,
+      MemorySwap: 8 * 1024 ** 3,
+    },
+  };
+  return runBaseline(settings, spec);
 }

@@ -18,6 +18,8 @@ export interface BenchResults {
   counts: Record<string, number>;
   metrics: Record<string, Summary>;
   idleMemory: ContainerMemory;
+  /** Sessions asking for a kernel at once on an empty pool, through the start queue. */
+  concurrentStarts: { sessions: number; startConcurrency: number; wallMs: number; startsPerMinute: number };
   /** p50 over p50, each. */
   ratios: Record<string, number>;
   targets: Target[];
@@ -46,7 +48,7 @@ function table(header: string[], rows: string[][], rightAligned: (column: number
 }
 
 export function formatReport(results: BenchResults, rows: Row[], ratioLabels: Record<string, string>): string {
-  const { machine, idleMemory } = results;
+  const { machine, idleMemory, concurrentStarts } = results;
   const latency = table(
     ['metric', 'n', 'p50 ms', 'p95 ms', 'mean ms'],
     rows.map(({ label, summary }) => [
@@ -86,6 +88,8 @@ export function formatReport(results: BenchResults, rows: Row[], ratioLabels: Re
     `idle session memory: ${idleMemory.usageMib.toFixed(1)} MiB ` +
       `(usage ${idleMemory.rawUsageMib.toFixed(1)} MiB minus ${idleMemory.cacheField} ${idleMemory.cacheMib.toFixed(1)} MiB` +
       `${idleMemory.anonymousMib === undefined ? '' : `; of it anonymous ${idleMemory.anonymousMib.toFixed(1)} MiB`})`,
+    `concurrent starts: ${concurrentStarts.sessions} sessions at once, ${concurrentStarts.startConcurrency} starting at a time: ` +
+      `${concurrentStarts.startsPerMinute} kernel starts per minute (all ready in ${(concurrentStarts.wallMs / 1000).toFixed(1)} s)`,
     '',
     ...ratios,
     '',

@@ -4,7 +4,9 @@ import type { ContainerCreateOptions } from 'dockerode';
 export const SANDBOX_USER = '10001:10001';
 export const WORKSPACE_MOUNT = '/workspace';
 export const INPUTS_MOUNT = '/inputs';
-/** Modules the driver imports before it says "ready", so the first cell is fast. */
+/** Where the driver leaves a reply's large payloads for the host (see kernel/outbox.py). */
+export const OUTBOX_MOUNT = '/outbox';
+/** Modules a warm-pool kernel imports before it says "ready", so its first cell is fast. */
 export const PRELOAD = ['numpy', 'pandas', 'matplotlib.pyplot'];
 
 const MIB = 1024 * 1024;
@@ -37,6 +39,14 @@ export interface ContainerSpecOptions {
   workHostPath: string;
   /** Host folder mounted read-only at /inputs, where the host delivers files. */
   inputsHostPath: string;
+  /** Host folder mounted read-write at /outbox, where the driver leaves large reply payloads. */
+  outboxHostPath: string;
+  /**
+   * Import PRELOAD before saying "ready" (warm-pool kernels, which have time). Otherwise the kernel
+   * is ready about half a second sooner and imports PRELOAD in the background after saying so.
+   * Default false.
+   */
+  preload?: boolean;
   limits: SandboxLimits;
 }
 
@@ -57,7 +67,12 @@ export function containerSpec(options: ContainerSpecOptions): ContainerCreateOpt
     WorkingDir: WORKSPACE_MOUNT,
     Hostname: 'sandbox',
     // Only what the driver needs; nothing of the host's environment.
-    Env: [`TALLY_PRELOAD=${PRELOAD.join(',')}`, 'TMPDIR=/tmp', `TALLY_WORKSPACE=${WORKSPACE_MOUNT}`],
+    Env: [
+      options.preload ? `TALLY_PRELOAD=${PRELOAD.join(',')}` : `TALLY_PRELOAD_LATER=${PRELOAD.join(',')}`,
+      'TMPDIR=/tmp',
+      `TALLY_WORKSPACE=${WORKSPACE_MOUNT}`,
+      `TALLY_OUTBOX=${OUTBOX_MOUNT}`,
+    ],
     Labels: {
       [LABELS.managed]: 'true',
       [LABELS.instance]: options.instance,
@@ -75,8 +90,12 @@ export function containerSpec(options: ContainerSpecOptions): ContainerCreateOpt
       NetworkMode: 'none',
       ReadonlyRootfs: true,
       Tmpfs: { '/tmp': `rw,nosuid,nodev,noexec,size=${limits.tmpMb}m,mode=1777` },
-      // The session's own two folders are its only host mounts.
-      Binds: [`${options.workHostPath}:${WORKSPACE_MOUNT}:rw`, `${options.inputsHostPath}:${INPUTS_MOUNT}:ro`],
+      // The session's own folders are its only host mounts.
+      Binds: [
+        `${options.workHostPath}:${WORKSPACE_MOUNT}:rw`,
+        `${options.inputsHostPath}:${INPUTS_MOUNT}:ro`,
+        `${options.outboxHostPath}:${OUTBOX_MOUNT}:rw`,
+      ],
       CapDrop: ['ALL'],
       SecurityOpt: ['no-new-privileges'],
       Privileged: false,

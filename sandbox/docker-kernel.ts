@@ -22,6 +22,7 @@ import { CANCELLED, deathError, timeoutError, unresponsiveError } from './host-f
 import { ChannelClosedError, type KernelChannel } from './kernel-channel.js';
 import { type ContainerEnd, KernelContainer } from './kernel-container.js';
 import { maxReplyBytes, timerMs } from './kernel-limits.js';
+import { resolveAttachment } from './reply-attachment.js';
 import type { Workspace } from './workspace.js';
 
 export interface DockerKernelOptions {
@@ -30,8 +31,11 @@ export interface DockerKernelOptions {
   instance: string;
   kernelId: string;
   sessionId: string;
+  /** The kernel's folders; the first container is created while they are being made, and started once they exist. */
   workspace: Workspace;
   limits: SandboxLimits;
+  /** Import the analysis stack before the first container says "ready" (warm-pool kernels). Default false. */
+  preload?: boolean;
   /** Default per-cell wall-clock limit. */
   cellTimeoutMs: number;
   /** Default per-stream output cap. */
@@ -71,9 +75,12 @@ export class DockerKernel implements Kernel {
   private creating: Promise<KernelContainer> | undefined;
   /** Aborted by dispose(), so a container being created is not left behind. */
   private readonly closing = new AbortController();
+  /** Only the first container preloads: a restart replays the journal, which imports what it used. */
+  private preloadNext: boolean;
 
   private constructor(private readonly options: DockerKernelOptions) {
     this.session = options.sessionId;
+    this.preloadNext = options.preload ?? false;
   }
 
   static async start(options: DockerKernelOptions): Promise<DockerKernel> {
@@ -218,13 +225,17 @@ export class DockerKernel implements Kernel {
         sessionId: this.session,
         workHostPath: workspace.workPath,
         inputsHostPath: workspace.inputsPath,
+        outboxHostPath: workspace.outboxPath,
+        preload: this.preloadNext,
         limits,
       },
+      beforeStart: workspace.ready,
       maxLineBytes: maxReplyBytes(this.options.outputLimitBytes),
       startTimeoutMs: timerMs(this.options.startTimeoutMs ?? 60_000),
       logger,
       signal: this.closing.signal,
     });
+    this.preloadNext = false;
     this.creating = creating;
     this.container = await creating;
   }
@@ -257,10 +268,15 @@ export class DockerKernel implements Kernel {
     }
   }
 
+  /** Sends a cell; the reply comes with its attachment read (and removed) even if nobody awaits it any more. */
   private request(code: string, outputLimitBytes: number): Promise<Record<string, unknown>> {
     const channel = this.channel;
     if (channel === undefined) return Promise.reject(new ChannelClosedError('not started'));
-    const pending = channel.request({ op: 'run', code, outputLimitBytes }, maxReplyBytes(outputLimitBytes));
+    const maxBytes = maxReplyBytes(outputLimitBytes);
+    const { workspace } = this.options;
+    const pending = channel
+      .request({ op: 'run', code, outputLimitBytes }, maxBytes)
+      .then((reply) => resolveAttachment(reply, (name, bytes) => workspace.takeFromOutbox(name, bytes), maxBytes));
     pending.catch(() => {});
     return pending;
   }
@@ -274,8 +290,7 @@ export class DockerKernel implements Kernel {
   ): Promise<Execution> {
     if (this.disposed) throw new KernelClosedError(this.session);
     if (outcome.kind === 'reply') return toExecution(outcome.reply, elapsed());
-    if (outcome.kind === 'lost')
-      return hostFailure({ name: 'OutputTooLarge', value: outcome.message, traceback: '' }, elapsed());
+    if (outcome.kind === 'lost') return hostFailure(outcome.error, elapsed());
     if (outcome.kind === 'closed') {
       const restarted = await this.recover('died');
       return { ...hostFailure(deathError(restarted, this.options.limits), elapsed()), restarted };

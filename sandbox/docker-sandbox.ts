@@ -27,7 +27,7 @@ export interface DockerSandboxOptions {
   workspaceRoot: string;
   limits: SandboxLimits;
   /**
-   * What /workspace and /inputs of one session may hold together, in MiB: a loop-mounted filesystem
+   * What /workspace, /inputs and /outbox of one session may hold together, in MiB: a loop-mounted filesystem
    * per session (see loop-filesystem.ts). It needs root, loop devices and mkfs.ext4; where start-up
    * cannot mount one (rootless Docker, Docker Desktop) it logs a warning and sessions get plain
    * folders without a total quota. Default 2048.
@@ -252,9 +252,13 @@ export class DockerSandbox implements Sandbox {
     return true;
   }
 
+  /**
+   * Starts a kernel; its folders are made while its container is created. A warm-pool kernel imports
+   * the analysis stack before it counts as ready; one a session waits for is ready without it.
+   */
   private async startKernel(sessionId: string): Promise<DockerKernel> {
     const kernelId = randomBytes(6).toString('hex');
-    const workspace = await Workspace.create(
+    const workspace = Workspace.begin(
       this.options.workspaceRoot,
       kernelId,
       this.diskMb === undefined ? {} : { diskMb: this.diskMb },
@@ -268,6 +272,7 @@ export class DockerSandbox implements Sandbox {
         kernelId,
         sessionId,
         workspace,
+        preload: sessionId === POOL_SESSION,
         limits: this.options.limits,
         cellTimeoutMs: this.options.cellTimeoutMs,
         outputLimitBytes: this.options.outputLimitBytes,

@@ -5,12 +5,13 @@
  */
 import { z } from 'zod';
 import type { DisplayValue, Execution, ExecutionError, Figure } from '../src/ports/sandbox.js';
+import { PROTOCOL_VERSION } from './kernel-channel.js';
 
 const MAX_FIGURES = 10;
 const count = z.number().int().nonnegative();
 
 const resultReply = z.strictObject({
-  v: z.literal(1),
+  v: z.literal(PROTOCOL_VERSION),
   type: z.literal('result'),
   id: z.string(),
   stdout: z.string().optional(),
@@ -21,7 +22,8 @@ const resultReply = z.strictObject({
   figures: z
     .array(
       z.strictObject({
-        png: z.base64(),
+        // base64 inline, or bytes from the reply's attachment (see reply-attachment.ts)
+        png: z.union([z.base64(), z.instanceof(Buffer)]),
         width: count,
         height: count,
         title: z.string().max(200).optional(),
@@ -72,14 +74,14 @@ function toDisplayValue(raw: { type: string; text: string; shape?: number[] | un
 }
 
 function toFigure(raw: {
-  png: string;
+  png: string | Buffer;
   width: number;
   height: number;
   title?: string | undefined;
   description?: string | undefined;
 }): Figure {
   return {
-    png: Buffer.from(raw.png, 'base64'),
+    png: typeof raw.png === 'string' ? Buffer.from(raw.png, 'base64') : raw.png,
     width: raw.width,
     height: raw.height,
     ...(raw.title ? { title: raw.title } : {}),

@@ -1,6 +1,7 @@
 /**
  * The host end of the driver protocol (see kernel/driver.py): one attached stdin/stdout stream per
- * container, JSON lines both ways, one reply per request matched by id. Request ids are random and
+ * container, JSON lines both ways, one reply per request matched by id (a reply's large payloads
+ * may come as a file beside it: see reply-attachment.ts). Request ids are random and
  * used once, so code in the sandbox cannot answer a request it has not seen; code that reads the
  * pending id out of the driver's memory can still answer for its own cell (see attacks.test.ts).
  */
@@ -12,12 +13,27 @@ import type { Logger } from '../src/logger.js';
 import { type AttachedStdio, attachStdio } from './attach-stdio.js';
 import { JsonLineReader } from './json-lines.js';
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 /** How every line from the driver starts (json.dumps with compact separators puts "v" first). */
 const LINE_PREFIX = `{"v":${PROTOCOL_VERSION},`;
 const STDERR_KEEP_BYTES = 8192;
 /** Ids of answered requests remembered, to notice a second answer to one of them. */
 const ANSWERED_KEPT = 16;
+const ID_BYTES = 16;
+/** Ids drawn from the system's generator at a time: one draw costs about as much as the driver's work on a cell. */
+const IDS_PER_DRAW = 256;
+let idPool = Buffer.alloc(0);
+let idOffset = 0;
+
+/** A fresh random request id, 32 hex digits. */
+function nextRequestId(): string {
+  if (idOffset === idPool.length) {
+    idPool = randomBytes(ID_BYTES * IDS_PER_DRAW);
+    idOffset = 0;
+  }
+  idOffset += ID_BYTES;
+  return idPool.toString('hex', idOffset - ID_BYTES, idOffset);
+}
 
 const readyMessage = z.strictObject({
   v: z.literal(PROTOCOL_VERSION),
@@ -98,8 +114,8 @@ export class KernelChannel {
   }
 
   /** Attaches to a created (not yet started) container so no output is missed. */
-  static async attach(container: Docker.Container, modem: Docker['modem'], options: KernelChannelOptions) {
-    return new KernelChannel(await attachStdio(container, modem), options);
+  static async attach(container: Docker.Container, options: KernelChannelOptions) {
+    return new KernelChannel(await attachStdio(container), options);
   }
 
   get isClosed(): boolean {
@@ -115,7 +131,7 @@ export class KernelChannel {
   request(message: Record<string, unknown>, maxReplyBytes?: number): Promise<Record<string, unknown>> {
     if (this.closedReason !== undefined) return Promise.reject(new ChannelClosedError(this.closedReason));
     this.reader.maxLineBytes = Math.max(this.options.maxLineBytes, maxReplyBytes ?? 0);
-    const id = randomBytes(16).toString('hex');
+    const id = nextRequestId();
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.stream.write(`${JSON.stringify({ v: PROTOCOL_VERSION, id, ...message })}\n`);

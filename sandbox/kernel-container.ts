@@ -16,6 +16,8 @@ export interface KernelContainerOptions {
   maxLineBytes: number;
   /** How long the driver may take to say "ready". */
   startTimeoutMs: number;
+  /** Settles when the folders the container mounts exist: it is created and attached meanwhile, started after. */
+  beforeStart?: Promise<unknown>;
   logger: Logger;
   /** Aborted when the kernel is disposed: creation stops, removes what it made and throws the reason. */
   signal: AbortSignal;
@@ -46,13 +48,14 @@ export class KernelContainer {
       });
     try {
       signal.throwIfAborted();
-      const channel = await KernelChannel.attach(container, docker.modem, {
+      const channel = await KernelChannel.attach(container, {
         maxLineBytes: options.maxLineBytes,
         logger,
       });
       const closeChannel = () => channel.close('disposed');
       signal.addEventListener('abort', closeChannel, { once: true });
       try {
+        await options.beforeStart;
         signal.throwIfAborted();
         await container.start().catch((error: { message?: string }) => {
           throw new KernelStartError('engine', `starting its container failed (${error.message ?? error})`, {}, error);

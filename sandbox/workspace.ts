@@ -5,13 +5,15 @@
  *   time without following links.
  * - `inputs/`, mounted read-only at /inputs: where the host delivers files (extracts, uploads). The
  *   sandbox cannot change anything in it, so host writes cannot be redirected.
+ * - `outbox/`, mounted read-write at /outbox: where the driver leaves a reply's large payloads (see
+ *   kernel/outbox.py); the host reads each one like a file in work/ and removes it.
  *
- * With a disk quota both live on the kernel's own loop-mounted filesystem (see loop-filesystem.ts),
+ * With a disk quota all three live on the kernel's own loop-mounted filesystem (see loop-filesystem.ts),
  * so together they hold at most that much, and the host's disk gives no more to the session.
  */
 import { chmod, chown, type FileHandle, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { WorkspaceFileTooLargeError, WorkspaceFullError } from '../src/errors.js';
+import { WorkspaceFileTooLargeError, WorkspaceFullError, WorkspacePathError } from '../src/errors.js';
 import { LoopFilesystem } from './loop-filesystem.js';
 import { checkRelative, openInside } from './open-inside.js';
 import { removeTree } from './remove-tree.js';
@@ -31,42 +33,58 @@ export interface WorkspaceOptions {
 export class Workspace {
   readonly workPath: string;
   readonly inputsPath: string;
+  readonly outboxPath: string;
+  /**
+   * Resolves once the folders (and their filesystem) exist; rejects, having removed what it made,
+   * when they cannot be made. A container may be created meanwhile, but not started.
+   */
+  readonly ready: Promise<void>;
+  private disk: LoopFilesystem | undefined;
+  private removal: Promise<void> | undefined;
 
-  constructor(
+  private constructor(
     readonly hostPath: string,
-    private readonly disk?: LoopFilesystem,
+    options: WorkspaceOptions,
   ) {
     this.workPath = join(hostPath, 'work');
     this.inputsPath = join(hostPath, 'inputs');
+    this.outboxPath = join(hostPath, 'outbox');
+    this.ready = this.prepare(options);
+    this.ready.catch(() => {}); // the caller hears of it through `ready`
   }
 
-  /** The quota of both folders together, in MiB; undefined when there is none. */
+  /** The quota of the folders together, in MiB; undefined when there is none. */
   get diskMb(): number | undefined {
     return this.disk?.sizeMb;
   }
 
+  /** Starts making the kernel's folders and returns at once, so the container can be created meanwhile. */
+  static begin(root: string, id: string, options: WorkspaceOptions = {}): Workspace {
+    return new Workspace(join(root, id), options);
+  }
+
   static async create(root: string, id: string, options: WorkspaceOptions = {}): Promise<Workspace> {
-    const hostPath = join(root, id);
+    const workspace = Workspace.begin(root, id, options);
+    await workspace.ready;
+    return workspace;
+  }
+
+  private async prepare(options: WorkspaceOptions): Promise<void> {
     // Only this user passes the kernel's folder: other local users must not read a session's inputs,
     // nor run what the sandbox's user (10001) planted in work/, setuid bit and all. Docker mounts the
-    // two folders as root, so the container does not need to pass it.
-    await mkdir(hostPath, { recursive: true, mode: 0o700 });
-    let workspace = new Workspace(hostPath);
+    // folders as root, so the container does not need to pass it.
+    await mkdir(this.hostPath, { recursive: true, mode: 0o700 });
     try {
       if (options.diskMb !== undefined) {
         // The image sits beside the mount point, never inside a folder the sandbox sees.
-        const imagePath = `${hostPath}.ext4`;
-        workspace = new Workspace(
-          hostPath,
-          await LoopFilesystem.create({ imagePath, mountPath: hostPath, sizeMb: options.diskMb }),
-        );
+        const imagePath = `${this.hostPath}.ext4`;
+        this.disk = await LoopFilesystem.create({ imagePath, mountPath: this.hostPath, sizeMb: options.diskMb });
       }
-      await workspace.makeFolders();
+      await this.makeFolders();
     } catch (error) {
-      await workspace.remove().catch(() => {});
+      await this.removeNow().catch(() => {});
       throw error;
     }
-    return workspace;
   }
 
   /** True when the quota is (nearly) used up; always false without one. */
@@ -76,12 +94,14 @@ export class Workspace {
 
   private async makeFolders(): Promise<void> {
     await chmod(this.hostPath, 0o700); // also the root of a fresh filesystem
-    await mkdir(this.workPath, { mode: 0o700 });
     await mkdir(this.inputsPath, { mode: 0o755 });
-    try {
-      await chown(this.workPath, SANDBOX_UID, SANDBOX_GID);
-    } catch {
-      await chmod(this.workPath, 0o777); // not root: let the sandbox user in anyway
+    for (const path of [this.workPath, this.outboxPath]) {
+      await mkdir(path, { mode: 0o700 });
+      try {
+        await chown(path, SANDBOX_UID, SANDBOX_GID);
+      } catch {
+        await chmod(path, 0o777); // not root: let the sandbox user in anyway
+      }
     }
   }
 
@@ -119,10 +139,42 @@ export class Workspace {
   }
 
   /**
-   * Removes both folders, however deep the sandbox nested its own, and their filesystem; throws
+   * Takes the file the driver left in the outbox under `name` (see kernel/outbox.py): exactly
+   * `bytes` long, read without leaving the outbox, and removed (in the background: the reply need
+   * not wait for the blocks to be freed).
+   */
+  async takeFromOutbox(name: string, bytes: number): Promise<Buffer> {
+    try {
+      const file = await openInside(this.outboxPath, name);
+      try {
+        const { size } = await file.stat();
+        if (size > bytes) throw new WorkspaceFileTooLargeError(`/outbox/${name}`, size, bytes);
+        const data = Buffer.allocUnsafe(bytes);
+        const { bytesRead } = await file.read(data, 0, bytes, 0);
+        if (size < bytes || bytesRead < bytes) throw new WorkspacePathError(name, `it holds ${size} of ${bytes} bytes`);
+        return data;
+      } finally {
+        await file.close();
+      }
+    } finally {
+      rm(join(this.outboxPath, checkRelative(name)), { force: true }).catch(() => {});
+    }
+  }
+
+  /**
+   * Removes the folders, however deep the sandbox nested its own, and their filesystem; throws
    * when that fails. Unmounted first: removing the tree must not run into a mounted image.
    */
-  async remove(): Promise<void> {
+  remove(): Promise<void> {
+    // Once: a kernel that fails to start is removed by itself and by the sandbox that started it.
+    this.removal ??= this.ready.then(
+      () => this.removeNow(),
+      () => {}, // a failed preparation has removed what it made
+    );
+    return this.removal;
+  }
+
+  private async removeNow(): Promise<void> {
     await this.disk?.remove();
     await removeTree(this.hostPath);
   }

@@ -19,9 +19,12 @@ class CappedBuffer:
         self.total += len(data)
         room = self.half - len(self.head)
         if room > 0:
+            data = memoryview(data)  # slices of a view copy nothing (a large write is copied once)
             self.head += data[:room]
             data = data[room:]
-        if data:
+        if len(data) >= self.half:
+            self.tail = bytearray(memoryview(data)[len(data) - self.half :])  # this write alone fills the tail
+        elif data:
             self.tail += data
             if len(self.tail) > 2 * self.half:
                 del self.tail[: len(self.tail) - self.half]
@@ -30,12 +33,17 @@ class CappedBuffer:
     def omitted(self):
         return max(0, self.total - len(self.head) - min(len(self.tail), self.half))
 
-    def text(self):
-        tail = self.tail[-self.half :] if self.half else b""
+    def pieces(self):
+        """What is kept, as byte views without copies: the head, the marker when bytes were dropped, the tail."""
+        tail = memoryview(self.tail)[-self.half :] if self.half else b""
         if self.omitted == 0:
-            return (bytes(self.head) + bytes(tail)).decode("utf-8", "replace")
-        marker = f"\n... [{self.omitted} bytes omitted; {self.total} bytes in all] ...\n"
-        return bytes(self.head).decode("utf-8", "replace") + marker + bytes(tail).decode("utf-8", "replace")
+            return [self.head, tail]
+        marker = f"\n... [{self.omitted} bytes omitted; {self.total} bytes in all] ...\n".encode()
+        return [self.head, marker, tail]
+
+    def text(self):
+        # The marker is ASCII, so decoding the pieces joined equals decoding each on its own.
+        return b"".join(self.pieces()).decode("utf-8", "replace")
 
 
 def cap_text(text, limit):

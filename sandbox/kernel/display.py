@@ -12,6 +12,16 @@ MAX_FIGURES = 10
 MAX_FIGURE_BYTES = 8 * 1024 * 1024
 
 
+def loaded(name):
+    """The module if it is fully imported. The driver imports the analysis stack on a background
+    thread after "ready", so sys.modules may hold one still initialising: a cell cannot have used it
+    (its own import waits on the import lock), so it counts as not loaded."""
+    module = sys.modules.get(name)
+    if module is None or getattr(getattr(module, "__spec__", None), "_initializing", False):
+        return None
+    return module
+
+
 def _frame_text(value, pandas):
     with pandas.option_context("display.width", 200, "display.max_colwidth", 60):
         text = value.to_string(max_rows=MAX_ROWS, max_cols=MAX_COLUMNS)
@@ -23,7 +33,7 @@ def display(value):
     """The value as {type, text, shape?}, like IPython's Out[n] but plain text."""
     kind = type(value).__name__
     shape = None
-    pandas = sys.modules.get("pandas")
+    pandas = loaded("pandas")
     if pandas is not None and isinstance(value, pandas.DataFrame):
         text, shape = _frame_text(value, pandas)
     elif pandas is not None and isinstance(value, pandas.Series):
@@ -44,7 +54,7 @@ def display(value):
 
 def collect_figures(encode):
     """Every open matplotlib figure as PNG (encoded by `encode`), then closes them all."""
-    pyplot = sys.modules.get("matplotlib.pyplot")
+    pyplot = loaded("matplotlib.pyplot")
     if pyplot is None:
         return [], 0
     numbers = pyplot.get_fignums()
@@ -92,7 +102,7 @@ def describe_figure(figure):
 
 def close_figures():
     """Closes every figure, after rendering them was interrupted or failed."""
-    pyplot = sys.modules.get("matplotlib.pyplot")
+    pyplot = loaded("matplotlib.pyplot")
     if pyplot is not None:
         try:
             pyplot.close("all")

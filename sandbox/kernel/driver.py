@@ -1,10 +1,11 @@
 """tally kernel driver: one long-lived Python namespace per sandbox, spoken to over the container's
-stdin/stdout as JSON lines (protocol v1).
+stdin/stdout as JSON lines (protocol v2).
 
-Requests (one per line):  {"v":1,"id":"<32 hex>","op":"run","code":"...","outputLimitBytes":65536}
-                          {"v":1,"id":"<32 hex>","op":"ping"}
+Requests (one per line):  {"v":2,"id":"<32 hex>","op":"run","code":"...","outputLimitBytes":65536}
+                          {"v":2,"id":"<32 hex>","op":"ping"}
 Replies (framed "\\n" + JSON + "\\n", so stray bytes on the channel cannot merge into a reply):
-                          {"v":1,"type":"ready",...} once at start-up, then one "result"/"pong" per request.
+                          {"v":2,"type":"ready",...} once at start-up, then one "result"/"pong" per request.
+A result's large payloads (output, figures) may travel as a file in the outbox instead: see outbox.py.
 
 The protocol streams are private duplicates; fds 0, 1 and 2 are pointed at /dev/null and capture
 files, so user code and its subprocesses write into the cell's output, never into the protocol.
@@ -14,8 +15,8 @@ showing the value and rendering figures; its KeyboardInterrupt is the cell's err
 (after a reply is sent, before the next request's first byte) it is ignored.
 """
 
+import _signal  # getsignal without signal.py's enum conversion: a third of the driver's time for a cell '1'
 import ast
-import base64
 import builtins
 import errno
 import gc
@@ -26,16 +27,18 @@ import os
 import shutil
 import signal
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from capture import CappedBuffer, CaptureStream, FdCapture  # noqa: E402
 from display import close_figures, collect_figures, display  # noqa: E402
+from outbox import Outbox, png, text  # noqa: E402
 from reaper import reap_strays  # noqa: E402
 from tracebacks import CELL_PREFIX, describe  # noqa: E402
 
-PROTOCOL = 1
+PROTOCOL = 2
 MAIN_PID = os.getpid()
 DEFAULT_OUTPUT_LIMIT = 64 * 1024
 READ_BYTES = 64 * 1024
@@ -108,6 +111,8 @@ class Kernel:
         self.fd_err = FdCapture(2, os.path.join(tmp, ".tally-fd2"))
         self.fd_out.reattach()
         self.fd_err.reattach()
+        self.outbox = Outbox(os.environ.get("TALLY_OUTBOX"))
+        self.interrupt_handler = self.on_interrupt  # one bound method, so `is` tells whether it is still ours
 
     def on_interrupt(self, signum, frame):
         # SIGINT from the host means "stop this cell". While the cell's request is still arriving, or
@@ -164,8 +169,8 @@ class Kernel:
         if self.no_input.closed:
             self.no_input = io.StringIO("")
         sys.stdin = self.no_input  # input() gets EOF instead of reading the protocol
-        if signal.getsignal(signal.SIGINT) != self.on_interrupt:
-            signal.signal(signal.SIGINT, self.on_interrupt)
+        if _signal.getsignal(signal.SIGINT) is not self.interrupt_handler:
+            signal.signal(signal.SIGINT, self.interrupt_handler)
         code = request.get("code", "")
         shown = {}
 
@@ -180,7 +185,7 @@ class Kernel:
                     shown["result"] = display(value)  # a slow or broken __repr__ is the cell's too
 
         def figures():
-            shown["figures"] = collect_figures(lambda png: base64.b64encode(png).decode("ascii"))
+            shown["figures"] = collect_figures(png)
 
         error = self.armed(execute)
         figures_error = self.armed(figures)  # after an error too: the figures are closed either way
@@ -207,25 +212,22 @@ class Kernel:
         # Empty fields are left out: the host reads a missing field as empty.
         for name, buffer in (("stdout", out), ("stderr", err)):
             if buffer.total:
-                reply[name] = buffer.text()
+                reply[name] = text(buffer.pieces())
                 reply[name + "Bytes"] = buffer.total
         reply["durationMs"] = round((time.perf_counter() - started) * 1000, 3)
-        return reply
+        return self.outbox.finish(reply, request_id)
 
 
 def preload():
-    """Imports the analysis stack once, so cells start fast. Module names come from TALLY_PRELOAD."""
+    """Imports the modules named in TALLY_PRELOAD before the kernel says ready (the warm pool's
+    kernels); a kernel started for a waiting session names them in TALLY_PRELOAD_LATER instead, and
+    imports them in the background once it is ready (see preload_later). Either way matplotlib finds
+    its font cache ready and the house style (MATPLOTLIBRC, see the image)."""
     cache = "/opt/tally/mplconfig"
     target = os.environ.get("MPLCONFIGDIR")
     if target and os.path.isdir(cache) and not os.path.exists(target):
         shutil.copytree(cache, target)
     loaded = []
-    try:
-        import matplotlib.style
-
-        matplotlib.style.use(os.path.join(os.path.dirname(os.path.abspath(__file__)), "tally.mplstyle"))
-    except Exception as error:  # noqa: BLE001 - charts still draw in matplotlib's own style
-        print(f"tally driver: cannot apply the house chart style: {error}", file=sys.__stderr__)
     for name in filter(None, os.environ.get("TALLY_PRELOAD", "").split(",")):
         try:
             __import__(name.strip())
@@ -235,14 +237,33 @@ def preload():
     return loaded
 
 
+def preload_later():
+    """Imports TALLY_PRELOAD_LATER on a background thread after "ready": the session's first cell
+    comes seconds later (after a model call), by when the stack is usually in. A cell that imports a
+    module still loading waits on Python's import lock for it, so it never sees half a module."""
+    names = [name.strip() for name in os.environ.get("TALLY_PRELOAD_LATER", "").split(",") if name.strip()]
+    if not names:
+        return
+
+    def load():
+        for name in names:
+            try:
+                __import__(name)
+            except Exception as error:  # noqa: BLE001 - the cell that needs it reports it
+                print(f"tally driver: cannot preload {name}: {error}", file=sys.__stderr__)
+
+    threading.Thread(target=load, name="tally-preload", daemon=True).start()
+
+
 def main():
     channel = Channel()
     os.chdir(os.environ.get("TALLY_WORKSPACE", "/workspace"))
     loaded = preload()
     gc.freeze()  # the preloaded modules' objects never die; keep the collector from rescanning them
     kernel = Kernel(channel)
-    signal.signal(signal.SIGINT, kernel.on_interrupt)
+    signal.signal(signal.SIGINT, kernel.interrupt_handler)
     channel.send({"type": "ready", "pid": os.getpid(), "python": sys.version.split()[0], "preloaded": loaded})
+    preload_later()
     while True:
         try:
             request = channel.receive()

@@ -9,6 +9,7 @@ import { DatabaseUnavailableError, QueryCancelledError, QueryFailedError, QueryT
 import type { Logger } from '../logger.js';
 import type { TableDescription, TableInfo } from '../ports/database.js';
 import { mysqlTypeNameEncoding } from './column-kind.js';
+import type { EncodeOptions } from './extract/encode-chunk.js';
 import type { RowSource } from './extract/extract-into-kernel.js';
 import { streamMysqlRows } from './mysql-rows.js';
 import { checkReadOnlySql, type SqlScope } from './sql-guard.js';
@@ -124,6 +125,7 @@ export class MysqlDatabase extends StreamingDatabase {
     signal: AbortSignal | undefined,
     use: (source: RowSource) => Promise<T>,
     batchRows?: number,
+    columnar?: EncodeOptions,
   ): Promise<T> {
     if (signal?.aborted) throw new QueryCancelledError();
     const started = Date.now();
@@ -146,7 +148,7 @@ export class MysqlDatabase extends StreamingDatabase {
     try {
       await connection.query(this.sessionStatement(timeoutMs));
       const core = (connection as unknown as { connection: CoreConnection }).connection;
-      const source = await streamMysqlRows(core, statement, kill, batchRows);
+      const source = await streamMysqlRows(core, statement, kill, batchRows, columnar);
       const result = await use(source);
       this.options.logger.debug({ database: this.name, elapsedMs: Date.now() - started }, 'statement finished');
       return result;

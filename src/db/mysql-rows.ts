@@ -2,19 +2,29 @@
  * One streaming SELECT on a mysql2 connection: its columns, its rows in batches, and a way to stop
  * it early that also stops it on the server. Rows are gathered in the driver's own 'result' events
  * (async iteration per row costs more than parsing them), with the connection paused while the
- * consumer is two batches behind, so memory stays bounded.
+ * consumer is a few batches behind, so memory stays bounded.
+ *
+ * For an extraction (`columnar`), the driver's row parser is replaced by MysqlTextColumns: values go
+ * from the packets straight into encoded chunks, and no row is ever made.
  */
 import type { Connection, FieldPacket } from 'mysql2';
 import { mysqlColumnEncoding } from './column-kind.js';
+import type { EncodedChunk, EncodeOptions } from './extract/encode-chunk.js';
 import { CHUNK_ROWS, type ExtractColumn } from './extract/extract-into-kernel.js';
+import { MysqlTextColumns, type RowPacket } from './extract/mysql-text-columns.js';
 
 export interface MysqlRowStream {
   columns: ExtractColumn[];
+  /** Rows; empty when the stream is columnar. */
   batches: AsyncIterable<unknown[][]>;
+  /** Encoded chunks, when the stream is columnar. */
+  chunks?: AsyncIterable<EncodedChunk>;
   cancel(): Promise<void>;
 }
 
+/** Batches of rows (or encoded chunks, which are larger) ready before the connection is paused. */
 const BATCHES_AHEAD = 4;
+const CHUNKS_AHEAD = 2;
 
 /** Starts `sql` and resolves once its column definitions have arrived. */
 export function streamMysqlRows(
@@ -22,9 +32,11 @@ export function streamMysqlRows(
   sql: string,
   onCancel: () => Promise<void>,
   batchRows = CHUNK_ROWS,
+  columnar?: EncodeOptions,
 ): Promise<MysqlRowStream> {
   const query = connection.query({ sql, rowsAsArray: true });
-  const ready: unknown[][][] = [];
+  const ready: Array<unknown[][] | EncodedChunk> = [];
+  const ahead = columnar ? CHUNKS_AHEAD : BATCHES_AHEAD;
   let batch: unknown[][] = [];
   let ended = false;
   let failure: Error | undefined;
@@ -35,21 +47,30 @@ export function streamMysqlRows(
     wake = undefined;
   };
 
+  const deliver = (item: unknown[][] | EncodedChunk) => {
+    ready.push(item);
+    if (ready.length >= ahead && !paused) {
+      paused = true;
+      connection.pause();
+    }
+    notify();
+  };
+  let reader: MysqlTextColumns | undefined;
   query.on('result', (row: unknown) => {
     if (!Array.isArray(row)) return; // the OK packet of a statement without a result set
+    if (columnar) {
+      failure ??= new Error('mysql2 parsed a row itself: its row parser hook (mysql-rows.ts) no longer applies');
+      return;
+    }
     batch.push(row);
     if (batch.length >= batchRows) {
-      ready.push(batch);
+      deliver(batch);
       batch = [];
-      if (ready.length >= BATCHES_AHEAD && !paused) {
-        paused = true;
-        connection.pause();
-      }
-      notify();
     }
   });
   query.on('end', () => {
     if (batch.length > 0) ready.push(batch);
+    if (reader && reader.pending > 0) ready.push(reader.take());
     batch = [];
     ended = true;
     notify();
@@ -64,11 +85,11 @@ export function streamMysqlRows(
     await onCancel();
   };
 
-  async function* batches(): AsyncGenerator<unknown[][]> {
+  async function* drain(): AsyncGenerator<unknown[][] | EncodedChunk> {
     while (true) {
       const next = ready.shift();
       if (next) {
-        if (paused && ready.length < BATCHES_AHEAD) {
+        if (paused && ready.length < ahead) {
           paused = false;
           connection.resume();
         }
@@ -98,7 +119,29 @@ export function streamMysqlRows(
         type: describeField(field),
         encoding: mysqlColumnEncoding(field as unknown as Parameters<typeof mysqlColumnEncoding>[0]),
       }));
-      resolve({ columns, batches: batches(), cancel });
+      if (columnar && fields) {
+        const columnReader = new MysqlTextColumns(
+          columns.map((column) => column.encoding),
+          columnar,
+        );
+        reader = columnReader;
+        // mysql2 assigns its own row parser right after 'fields'; this one takes its place and
+        // returns no row, so the driver emits nothing per row.
+        const parser = {
+          next: (packet: RowPacket) => {
+            if (columnReader.add(packet)) deliver(columnReader.take());
+          },
+        };
+        Object.defineProperty(query, '_rowParser', {
+          configurable: true,
+          get: () => parser,
+          // mysql2's own parser arrives here once: from then on a plain property, read once per row.
+          set: () => Object.defineProperty(query, '_rowParser', { value: parser, writable: true, configurable: true }),
+        });
+        resolve({ columns, batches: emptyBatches(), chunks: drain() as AsyncIterable<EncodedChunk>, cancel });
+        return;
+      }
+      resolve({ columns, batches: drain() as AsyncIterable<unknown[][]>, cancel });
     });
   });
 }
@@ -107,3 +150,5 @@ function describeField(field: FieldPacket): string {
   const type = (field as { type?: number | string }).type;
   return typeof type === 'string' ? type.toLowerCase() : `mysql type ${field.columnType ?? type ?? '?'}`;
 }
+
+async function* emptyBatches(): AsyncGenerator<unknown[][]> {}

@@ -6,9 +6,10 @@
 import { access, constants } from 'node:fs/promises';
 import { DatabaseUnavailableError, QueryFailedError } from '../errors.js';
 import type { TableDescription, TableInfo } from '../ports/database.js';
-import { sqliteColumnEncoding } from './column-kind.js';
+import { type ColumnEncoding, sqliteColumnEncoding } from './column-kind.js';
+import { type EncodedChunk, type EncodeOptions, encodeColumns } from './extract/encode-chunk.js';
 import type { RowSource } from './extract/extract-into-kernel.js';
-import { SqliteRunner } from './sqlite-runner.js';
+import { type ColumnBatch, SqliteRunner } from './sqlite-runner.js';
 import { StreamingDatabase, type StreamingDatabaseOptions } from './streaming-database.js';
 import { describeFromSample } from './table-metadata.js';
 
@@ -96,19 +97,33 @@ export class SqliteDatabase extends StreamingDatabase {
     timeoutMs: number,
     signal: AbortSignal | undefined,
     use: (source: RowSource) => Promise<T>,
+    _batchRows?: number,
+    columnar?: EncodeOptions,
   ): Promise<T> {
-    return this.runner.run(statement, timeoutMs, signal, (running) =>
-      use({
-        columns: running.columns.map((column) => ({
-          name: column.name,
-          type: column.type ?? '',
-          encoding: sqliteColumnEncoding(column.type),
-        })),
+    return this.runner.run(statement, timeoutMs, signal, (running) => {
+      const columns = running.columns.map((column) => ({
+        name: column.name,
+        type: column.type ?? '',
+        encoding: sqliteColumnEncoding(column.type),
+      }));
+      const encodings = columns.map((column) => column.encoding);
+      return use({
+        columns,
         batches: running.batches,
+        // Extraction encodes the worker's column-major batches as they are, without making rows.
+        ...(columnar ? { chunks: encodeBatches(running.columnBatches, encodings, columnar) } : {}),
         cancel: running.cancel,
-      }),
-    );
+      });
+    });
   }
+}
+
+async function* encodeBatches(
+  batches: AsyncIterable<ColumnBatch>,
+  encodings: ColumnEncoding[],
+  options: EncodeOptions,
+): AsyncGenerator<EncodedChunk> {
+  for await (const batch of batches) yield encodeColumns(batch.columns, batch.rows, encodings, options);
 }
 
 function quote(identifier: string): string {

@@ -8,13 +8,21 @@ import { CHUNK_ROWS } from './extract/extract-into-kernel.js';
 
 type Reply =
   | { op: 'columns'; columns: Array<{ name: string; type: string | null }> }
-  | { op: 'rows'; rows: unknown[][]; done: boolean }
+  | { op: 'rows'; columns: unknown[][]; count: number; done: boolean }
   | { op: 'closed' }
   | { op: 'error'; message: string; code: string };
 
+/** A batch of rows, column by column. */
+export interface ColumnBatch {
+  columns: unknown[][];
+  rows: number;
+}
+
 export interface SqliteStatement {
   columns: Array<{ name: string; type: string | null }>;
+  /** Rows in batches; or `columnBatches`, the same column by column (consume one of the two). */
   batches: AsyncIterable<unknown[][]>;
+  columnBatches: AsyncIterable<ColumnBatch>;
   cancel(): Promise<void>;
 }
 
@@ -71,22 +79,45 @@ export class SqliteRunner {
       if (opened.op !== 'columns') throw new Error('unexpected reply to open');
       let finished = false;
       const ask = this.ask.bind(this);
+      // The next batch is asked for before this one is handed over, so the worker reads rows while
+      // the consumer encodes the previous ones.
+      let ahead: Promise<Exclude<Reply, { op: 'error' }>> | undefined;
+      const askAhead = () => {
+        ahead = ask({ op: 'next', rows: CHUNK_ROWS });
+        ahead.catch(() => {}); // handled where it is awaited; this only keeps it from counting as unhandled
+      };
+      const settle = async () => {
+        const pending = ahead;
+        ahead = undefined;
+        await pending?.catch(() => {});
+      };
+      const columnBatches = (async function* (): AsyncGenerator<ColumnBatch> {
+        if (!finished) askAhead();
+        while (!finished && ahead) {
+          const reply = await ahead;
+          ahead = undefined;
+          if (reply.op !== 'rows') throw new Error('unexpected reply to next');
+          finished = reply.done;
+          if (!finished) askAhead();
+          if (reply.count > 0) yield { columns: reply.columns, rows: reply.count };
+        }
+      })();
       const statement: SqliteStatement = {
         columns: opened.columns,
+        columnBatches,
         batches: (async function* () {
-          while (!finished) {
-            const reply = await ask({ op: 'next', rows: CHUNK_ROWS });
-            if (reply.op !== 'rows') throw new Error('unexpected reply to next');
-            finished = reply.done;
-            if (reply.rows.length > 0) yield reply.rows;
+          for await (const batch of columnBatches) {
+            yield Array.from({ length: batch.rows }, (_, row) => batch.columns.map((column) => column[row]));
           }
         })(),
         cancel: async () => {
+          await settle();
           if (!finished) await ask({ op: 'close' });
           finished = true;
         },
       };
       const result = await use(statement);
+      await settle();
       if (!finished) await this.ask({ op: 'close' });
       return result;
     } catch (error) {

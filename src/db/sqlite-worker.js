@@ -5,7 +5,8 @@
  * JavaScript so it loads the same under tsx, vitest and compiled code.
  *
  * Messages in:  {op:'open', sql} | {op:'next', rows} | {op:'close'}
- * Messages out: {op:'columns', columns:[{name,type}]} | {op:'rows', rows, done} | {op:'closed'} | {op:'error', message, code}
+ * Messages out: {op:'columns', columns:[{name,type}]} | {op:'rows', columns:[values per column], count, done}
+ *               | {op:'closed'} | {op:'error', message, code}
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
@@ -16,6 +17,20 @@ db.defaultSafeIntegers(true); // integers past 2^53 arrive as BigInt, never roun
 
 /** @type {IterableIterator<unknown[]> | null} */
 let iterator = null;
+/** Columns of the open statement. */
+let width = 0;
+
+/**
+ * Integers that fit a double exactly as numbers, larger ones kept as BigInt: done here, in the
+ * worker, BigInts neither cross to the main thread (cloning them costs) nor get converted there.
+ * @param {unknown} value
+ */
+function narrow(value) {
+  return typeof value === 'bigint' && value >= MIN_SAFE && value <= MAX_SAFE ? Number(value) : value;
+}
+
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 function stop() {
   iterator?.return?.();
@@ -31,18 +46,27 @@ parentPort?.on('message', (message) => {
       if (!statement.readonly) throw Object.assign(new Error('the statement would write'), { code: 'NOT_READ_ONLY' });
       statement.raw(true);
       const columns = statement.columns().map((column) => ({ name: column.name, type: column.type }));
+      width = columns.length;
       iterator = /** @type {IterableIterator<unknown[]>} */ (statement.iterate());
       parentPort?.postMessage({ op: 'columns', columns });
     } else if (message.op === 'next') {
-      const rows = [];
+      // Column-major: a few long arrays cross to the main thread, not one small array per row.
+      /** @type {unknown[][]} */
+      const columns = Array.from({ length: width }, () => []);
+      let count = 0;
       let done = iterator === null;
-      while (!done && rows.length < message.rows) {
+      while (!done && count < message.rows) {
         const next = /** @type {IterableIterator<unknown[]>} */ (iterator).next();
         if (next.done) done = true;
-        else rows.push(next.value);
+        else {
+          const row = next.value;
+          for (let index = 0; index < width; index++)
+            /** @type {unknown[]} */ (columns[index]).push(narrow(row[index]));
+          count += 1;
+        }
       }
       if (done) iterator = null;
-      parentPort?.postMessage({ op: 'rows', rows, done });
+      parentPort?.postMessage({ op: 'rows', columns, count, done });
     } else if (message.op === 'close') {
       stop();
       parentPort?.postMessage({ op: 'closed' });

@@ -14,6 +14,7 @@ import type {
   TableInfo,
 } from '../ports/database.js';
 import type { Kernel } from '../ports/sandbox.js';
+import type { EncodeOptions } from './extract/encode-chunk.js';
 import { checkFrameName, extractIntoKernel, type RowSource } from './extract/extract-into-kernel.js';
 import { checkReadOnlySql, type SqlDialect } from './sql-guard.js';
 import type { DatabaseLimits } from './table-metadata.js';
@@ -44,7 +45,8 @@ export abstract class StreamingDatabase implements Database {
   /**
    * Runs `statement` (already guarded, or internal) under a server-side time limit and hands its
    * rows to `use` in batches of at most `batchRows`. Timeouts, cancellation and server errors come
-   * back as coded errors.
+   * back as coded errors. With `columnar`, a connector that can encode its driver's bytes itself
+   * hands over `source.chunks` instead.
    */
   protected abstract withRows<T>(
     statement: string,
@@ -52,6 +54,7 @@ export abstract class StreamingDatabase implements Database {
     signal: AbortSignal | undefined,
     use: (source: RowSource) => Promise<T>,
     batchRows?: number,
+    columnar?: EncodeOptions,
   ): Promise<T>;
 
   async query(sql: string, options: QueryOptions = {}): Promise<QueryResult> {
@@ -87,20 +90,28 @@ export abstract class StreamingDatabase implements Database {
     const statement = this.guard(sql);
     const startedAt = Date.now();
     const { limits } = this;
-    return this.withRows(statement, options.timeoutMs ?? limits.extractTimeoutMs, options.signal, (source) =>
-      extractIntoKernel({
-        kernel,
-        name,
-        database: this.name,
-        sql: statement,
-        source,
-        options: {
-          ...options,
-          maxRows: options.maxRows ?? limits.extractMaxRows,
-          maxBytes: options.maxBytes ?? limits.extractMaxBytes,
-        },
-        startedAt,
-      }),
+    const timeoutMs = options.timeoutMs ?? limits.extractTimeoutMs;
+    return this.withRows(
+      statement,
+      timeoutMs,
+      options.signal,
+      (source) =>
+        extractIntoKernel({
+          kernel,
+          name,
+          database: this.name,
+          sql: statement,
+          source,
+          options: {
+            ...options,
+            maxRows: options.maxRows ?? limits.extractMaxRows,
+            maxBytes: options.maxBytes ?? limits.extractMaxBytes,
+            timeoutMs,
+          },
+          startedAt,
+        }),
+      undefined,
+      { exactDecimals: options.exactDecimals ?? false },
     );
   }
 

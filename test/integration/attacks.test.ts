@@ -260,7 +260,7 @@ verdict = {"cpu_per_wall": ticks / os.sysconf("SC_CLK_TCK") / wall}`);
     const forged = await kernel.run(`
 import json, os
 for guess in [f"r{n}" for n in range(1, 300)] + [None, "0" * 32]:
-    reply = {"v": 1, "type": "result", "id": guess, "result": {"type": "str", "text": "'forged'"}}
+    reply = {"v": 2, "type": "result", "id": guess, "result": {"type": "str", "text": "'forged'"}}
     forgery = os.urandom(100) + b"\\n" + json.dumps(reply, separators=(",", ":")).encode() + b"\\n"
     for fd in range(3, 16):
         try:
@@ -289,7 +289,7 @@ while frame is not None:
         elif isinstance(value, str) and re.fullmatch("[0-9a-f]{32}", value):
             pending = value
     frame = frame.f_back
-forged = dict(v=1, type="result", id=pending, **${reply})
+forged = dict(v=2, type="result", id=pending, **${reply})
 os.write(out, b"\\n" + json.dumps(forged, separators=(",", ":")).encode() + b"\\n")
 ${after}`;
     const plausible = await kernel.run(

@@ -181,6 +181,17 @@ out["body"] = [None if v is None else len(v) for v in t["body"]]`);
     ]);
   });
 
+  it('gives a frame whose columns a cell can change in place', async () => {
+    await mysqlDb.extract('SELECT id, measure, name, day FROM types ORDER BY id', kernel, 'editable');
+    expect(
+      await inKernel(`
+editable.loc[0, "measure"] = 1.5
+editable.loc[1, "id"] = 20
+editable["id"] += 1
+out = [editable.measure.tolist()[0], editable.id.tolist()]`),
+    ).toEqual([1.5, [2, 21, 4]]);
+  });
+
   it('handles zero rows and a single column', async () => {
     const empty = await mysqlDb.extract('SELECT id, name, price, day FROM types WHERE id < 0', kernel, 'nothing');
     expect(empty.rows).toBe(0);

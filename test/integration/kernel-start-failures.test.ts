@@ -26,18 +26,22 @@ async function startFailure(sandbox: TestSandbox['sandbox']): Promise<KernelStar
 describe('kernel start failures', () => {
   it('says out of memory when the interpreter cannot load in the memory limit, and does not retry', async () => {
     const starts: boolean[] = [];
-    fixture = await startTestSandbox({ limits: { memoryMb: 24 }, onKernelStart: (_ms, ok) => starts.push(ok) });
+    // Docker's least limit. A kernel started for a session imports the analysis stack on first use,
+    // so it is the bare interpreter that must not fit.
+    fixture = await startTestSandbox({ limits: { memoryMb: 6 }, onKernelStart: (_ms, ok) => starts.push(ok) });
     const error = await startFailure(fixture.sandbox);
     expect(error.failure).toBe('out_of_memory');
     expect(error.transient).toBe(false);
-    expect(error.message).toMatch(/killed for memory with 24 MiB.*raise TALLY_SANDBOX_MEMORY_MB/);
+    expect(error.message).toMatch(/killed for memory with 6 MiB.*raise TALLY_SANDBOX_MEMORY_MB/);
     expect(error.message).not.toMatch(/TALLY_SANDBOX_IMAGE/);
     expect(starts).toEqual([false]);
   }, 120_000);
 
   it('says the machine was too busy when the driver is slow to be ready, after trying again', async () => {
     const starts: boolean[] = [];
+    // A hundredth of a CPU: the driver cannot say "ready" within the time, however fast it starts.
     fixture = await startTestSandbox({
+      limits: { cpus: 0.01 },
       startTimeoutMs: 1,
       startAttempts: 2,
       onKernelStart: (_ms, ok) => starts.push(ok),

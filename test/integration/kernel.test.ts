@@ -125,6 +125,32 @@ describe('a session kernel', () => {
     expect(shown.figures.map((figure) => figure.description)).toEqual(["Chart 'Share of churners'; y axis: share"]);
   });
 
+  it('renders a share chart finished in the house style with its title, labelled axes and percent ticks', async () => {
+    // The same figure the kernel captures as PNG, rendered as SVG with text kept as text, so the
+    // drawn output itself can be read: what a person sees, not only the figure's objects.
+    const execution = await kernel.run(
+      [
+        'import io, matplotlib.pyplot as plt, chart_finish',
+        'fig, ax = plt.subplots()',
+        'ax.bar(["Month-to-month", "One year", "Two year"], [0.427, 0.113, 0.029])',
+        'ax.set_title("Churn rate by contract"); ax.set_ylabel("churn rate"); ax.set_xlabel("contract")',
+        'chart_finish.finish_figure(fig)',
+        'svg = io.StringIO()',
+        'with plt.rc_context({"svg.fonttype": "none"}): fig.savefig(svg, format="svg")',
+        'plt.close("all")',
+        'print(svg.getvalue())',
+      ].join('\n'),
+      { outputLimitBytes: 2_000_000 },
+    );
+    expect(execution.error).toBeUndefined();
+    const drawn = [...execution.stdout.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((match) => match[1] ?? '');
+    expect(drawn).toContain('Churn rate by contract');
+    expect(drawn).toEqual(expect.arrayContaining(['churn rate', 'contract', 'Month-to-month', 'Two year']));
+    const ticks = drawn.filter((text) => /^\d+(\.\d+)?%$/.test(text));
+    expect(ticks.length).toBeGreaterThanOrEqual(5); // the y ticks and the bars' value labels
+    expect(drawn).toEqual(expect.arrayContaining(['42.7%', '11.3%', '2.9%']));
+  });
+
   it('returns user errors as data with a traceback that starts in the cell', async () => {
     const execution = await kernel.run('def ratio(a, b):\n    return a / b\n\nratio(1, 0)');
     expect(execution.error?.name).toBe('ZeroDivisionError');

@@ -62,9 +62,11 @@ describe('the Docker sandbox', () => {
     expect(host.Binds).toEqual([
       `${kernel.workspacePath}/work:/workspace:rw`,
       `${kernel.workspacePath}/inputs:/inputs:ro`,
+      `${kernel.workspacePath}/outbox:/outbox:rw`,
     ]);
     expect(info.Mounts.map((mount) => [mount.Destination, mount.RW]).sort()).toEqual([
       ['/inputs', false],
+      ['/outbox', true],
       ['/workspace', true],
     ]);
     expect(Object.keys(host.Tmpfs ?? {})).toEqual(['/tmp']);

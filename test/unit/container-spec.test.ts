@@ -9,6 +9,7 @@ const options: ContainerSpecOptions = {
   sessionId: 'slack:T1:C1:1.2',
   workHostPath: '/data/workspaces/default/k1/work',
   inputsHostPath: '/data/workspaces/default/k1/inputs',
+  outboxHostPath: '/data/workspaces/default/k1/outbox',
   limits: { memoryMb: 768, cpus: 0.5, pidsLimit: 64, tmpMb: 32 },
 };
 const spec = containerSpec(options);
@@ -22,11 +23,24 @@ describe('containerSpec', () => {
       CapDrop: ['ALL'],
       SecurityOpt: ['no-new-privileges'],
       Privileged: false,
-      Binds: ['/data/workspaces/default/k1/work:/workspace:rw', '/data/workspaces/default/k1/inputs:/inputs:ro'],
+      Binds: [
+        '/data/workspaces/default/k1/work:/workspace:rw',
+        '/data/workspaces/default/k1/inputs:/inputs:ro',
+        '/data/workspaces/default/k1/outbox:/outbox:rw',
+      ],
     });
     expect(spec.User).toBe('10001:10001');
     expect(spec.HostConfig?.LogConfig).toEqual({ Type: 'none', Config: {} });
-    expect(spec.Env?.every((entry) => /^(TALLY_PRELOAD|TMPDIR|TALLY_WORKSPACE)=/.test(entry))).toBe(true);
+    expect(
+      spec.Env?.every((entry) =>
+        /^(TALLY_PRELOAD|TALLY_PRELOAD_LATER|TMPDIR|TALLY_WORKSPACE|TALLY_OUTBOX)=/.test(entry),
+      ),
+    ).toBe(true);
+  });
+
+  it('preloads the analysis stack only when asked (warm-pool kernels)', () => {
+    expect(spec.Env).toContain('TALLY_PRELOAD_LATER=numpy,pandas,matplotlib.pyplot');
+    expect(containerSpec({ ...options, preload: true }).Env).toContain('TALLY_PRELOAD=numpy,pandas,matplotlib.pyplot');
   });
 
   it('applies the configured limits', () => {

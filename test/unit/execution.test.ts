@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { succeeded, toExecution } from '../../sandbox/execution.js';
 
-const base = { v: 1, type: 'result', id: 'a'.repeat(32) };
+const base = { v: 2, type: 'result', id: 'a'.repeat(32) };
 
 describe('toExecution', () => {
   it('reads a well-formed reply', () => {
@@ -24,6 +24,13 @@ describe('toExecution', () => {
     expect(succeeded({ ...base })).toBe(true);
   });
 
+  it('takes a figure as bytes, the way an attachment delivers it', () => {
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
+    const execution = toExecution({ ...base, figures: [{ png, width: 4, height: 3 }] }, 1);
+    expect(execution.error).toBeUndefined();
+    expect(execution.figures[0]?.png).toBe(png);
+  });
+
   it.each([
     ['a figure without fields', { figures: [{}] }],
     ['a figure that is not base64', { figures: [{ png: '%%%', width: 1, height: 1 }] }],
@@ -44,7 +51,7 @@ describe('toExecution', () => {
     expect(toExecution({ ...base, type: 'failure', message: 'bad request' }, 1).error?.name).toBe(
       'KernelProtocolError',
     );
-    expect(toExecution({ ...base, v: 2 }, 1).error?.name).toBe('KernelProtocolError');
+    expect(toExecution({ ...base, v: 1 }, 1).error?.name).toBe('KernelProtocolError');
     expect(toExecution(null, 1).error?.name).toBe('KernelProtocolError');
   });
 });

@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import type { Stats } from 'node:fs';
-import { type FileHandle, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { type FileHandle, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -38,6 +38,7 @@ describe('Workspace', () => {
     expect(await mode(workspace.hostPath)).toBe(0o700);
     expect(await mode(workspace.workPath)).toBe(process.getuid?.() === 0 ? 0o700 : 0o777);
     expect(await mode(workspace.inputsPath)).toBe(0o755);
+    expect(await mode(workspace.outboxPath)).toBe(process.getuid?.() === 0 ? 0o700 : 0o777);
   });
 
   it('reads what the kernel wrote', async () => {
@@ -116,6 +117,33 @@ describe('Workspace', () => {
     await expect(readAtMost(grown, 4 * MIB, 'grown.bin')).rejects.toBeInstanceOf(WorkspaceFileTooLargeError);
     expect(requested).toBe(4 * MIB + 1);
     expect((await readAtMost(grown, 10 * MIB, 'grown.bin')).equals(content)).toBe(true);
+  });
+
+  it('takes a reply attachment from the outbox exactly once, and only a regular file of the size announced', async () => {
+    // Each reply has its own name (its request's id), as here.
+    const [taken, short, long, link, fifo] = [
+      'a'.repeat(32),
+      'b'.repeat(32),
+      'c'.repeat(32),
+      'd'.repeat(32),
+      'e'.repeat(32),
+    ] as const;
+    const inOutbox = (name = '') => join(workspace.outboxPath, name);
+    await writeFile(inOutbox(taken), 'payload');
+    expect((await workspace.takeFromOutbox(taken, 7)).toString()).toBe('payload');
+    await expect(workspace.takeFromOutbox(taken, 7)).rejects.toThrow(/does not exist/);
+    await writeFile(inOutbox(short), 'short');
+    await expect(workspace.takeFromOutbox(short, 7)).rejects.toThrow(/holds 5 of 7 bytes/);
+    await writeFile(inOutbox(long), 'much too long');
+    await expect(workspace.takeFromOutbox(long, 7)).rejects.toBeInstanceOf(WorkspaceFileTooLargeError);
+    await writeFile(join(root, 'host-secret'), 'secret!');
+    await symlink(join(root, 'host-secret'), inOutbox(link));
+    await expect(workspace.takeFromOutbox(link, 7)).rejects.toThrow(/is a link/);
+    expect(spawnSync('mkfifo', [inOutbox(fifo)]).status).toBe(0);
+    await expect(workspace.takeFromOutbox(fifo, 7)).rejects.toThrow(/not a regular file/);
+    expect(await readFile(join(root, 'host-secret'), 'utf8')).toBe('secret!');
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the removals run in the background
+    expect(await readdir(inOutbox())).toEqual([]);
   });
 
   it('refuses files over the read limit, naming the option', async () => {

@@ -15,6 +15,7 @@
  * A value that does not fit its column's kind turns that column of that chunk into `dict`.
  */
 import type { ColumnEncoding } from '../column-kind.js';
+import { NotThisKind, parseDateTime, parseTime } from './parse-temporal.js';
 
 export type SegmentEncoding = 'f8' | 'i8f' | 'i8' | 'u8' | 'b1' | 'M8' | 'm8' | 'dict';
 
@@ -43,82 +44,111 @@ export interface EncodeOptions {
   exactDecimals: boolean;
 }
 
-type Encoded = {
+/** One column of a chunk, encoded, before it is laid out in the chunk's buffer. */
+export type Encoded = {
   encoding: SegmentEncoding;
   values: Uint8Array;
   mask?: Uint8Array;
-  dictionary?: Buffer;
+  dictionary?: Uint8Array;
   binary?: boolean;
 };
 
-class NotThisKind extends Error {}
+/** A column's values, one per row: what the encoders read. */
+export type Column = ArrayLike<unknown>;
 
 export function encodeChunk(rows: unknown[][], encodings: ColumnEncoding[], options: EncodeOptions): EncodedChunk {
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  const place = (bytes: Uint8Array): Segment => {
-    const padding = (8 - (size % 8)) % 8;
-    if (padding > 0) parts.push(new Uint8Array(padding));
-    size += padding;
-    const segment = { offset: size, length: bytes.byteLength };
-    parts.push(bytes);
-    size += bytes.byteLength;
-    return segment;
-  };
-  const columns = encodings.map((encoding, index) => {
-    const encoded = encodeColumn(rows, index, encoding, options);
-    const column: ChunkColumn = { encoding: encoded.encoding, values: place(encoded.values) };
-    if (encoded.mask) column.mask = place(encoded.mask);
-    if (encoded.dictionary) column.dictionary = place(encoded.dictionary);
-    if (encoded.binary) column.binary = true;
-    return column;
-  });
-  return { data: Buffer.concat(parts, size), rows: rows.length, columns };
+  return encodeColumns(
+    encodings.map((_, index) => rows.map((row) => row[index])),
+    rows.length,
+    encodings,
+    options,
+  );
 }
 
-function encodeColumn(rows: unknown[][], index: number, encoding: ColumnEncoding, options: EncodeOptions): Encoded {
+/** The same from columns (one array of values per column, `rows` long each). */
+export function encodeColumns(
+  columns: Column[],
+  rows: number,
+  encodings: ColumnEncoding[],
+  options: EncodeOptions,
+): EncodedChunk {
+  return packChunk(
+    encodings.map((encoding, index) => encodeColumn(columns[index] ?? [], encoding, options)),
+    rows,
+  );
+}
+
+/** Lays encoded columns out in one buffer, each segment 8-byte aligned. Copies: the inputs may be reused. */
+export function packChunk(encoded: Encoded[], rows: number): EncodedChunk {
+  let size = 0;
+  const aligned = (length: number) => length + ((8 - (length % 8)) % 8);
+  for (const column of encoded) {
+    size += aligned(column.values.byteLength);
+    if (column.mask) size += aligned(column.mask.byteLength);
+    if (column.dictionary) size += aligned(column.dictionary.byteLength);
+  }
+  const data = Buffer.alloc(size);
+  let offset = 0;
+  const place = (bytes: Uint8Array): Segment => {
+    data.set(bytes, offset);
+    const segment = { offset, length: bytes.byteLength };
+    offset += aligned(bytes.byteLength);
+    return segment;
+  };
+  const columns = encoded.map((column) => {
+    const placed: ChunkColumn = { encoding: column.encoding, values: place(column.values) };
+    if (column.mask) placed.mask = place(column.mask);
+    if (column.dictionary) placed.dictionary = place(column.dictionary);
+    if (column.binary) placed.binary = true;
+    return placed;
+  });
+  return { data, rows, columns };
+}
+
+/** One column's values, in the encoding its kind asks for (or `dict` when a value does not fit). */
+export function encodeColumn(rows: Column, encoding: ColumnEncoding, options: EncodeOptions): Encoded {
   try {
     switch (encoding.kind) {
       case 'integer':
-        return encodeIntegers(rows, index);
+        return encodeIntegers(rows);
       case 'float':
-        return encodeFloats(rows, index);
+        return encodeFloats(rows);
       case 'decimal':
-        return options.exactDecimals ? encodeDictionary(rows, index, false) : encodeFloats(rows, index);
+        return options.exactDecimals ? encodeDictionary(rows, false) : encodeFloats(rows);
       case 'boolean':
-        return encodeBooleans(rows, index);
+        return encodeBooleans(rows);
       case 'date':
       case 'datetime':
-        return encodeMicros(rows, index, 'M8', parseDateTime);
+        return encodeMicros(rows, 'M8', parseDateTime);
       case 'time':
-        return encodeMicros(rows, index, 'm8', parseTime);
+        return encodeMicros(rows, 'm8', parseTime);
       case 'binary':
-        return encodeDictionary(rows, index, true);
+        return encodeDictionary(rows, true);
       case 'dynamic':
-        return encodeDynamic(rows, index);
+        return encodeDynamic(rows);
       default:
-        return encodeDictionary(rows, index, false);
+        return encodeDictionary(rows, false);
     }
   } catch (error) {
-    if (error instanceof NotThisKind) return encodeDictionary(rows, index, false);
+    if (error instanceof NotThisKind) return encodeDictionary(rows, false);
     throw error;
   }
 }
 
-function encodeFloats(rows: unknown[][], index: number): Encoded {
+function encodeFloats(rows: Column): Encoded {
   const values = new Float64Array(rows.length);
   for (let row = 0; row < rows.length; row++) {
-    const value = rows[row]?.[index];
+    const value = rows[row];
     values[row] = value === null || value === undefined ? Number.NaN : toNumber(value);
   }
   return { encoding: 'f8', values: bytes(values) };
 }
 
-function encodeIntegers(rows: unknown[][], index: number): Encoded {
+function encodeIntegers(rows: Column): Encoded {
   const values = new Float64Array(rows.length);
   let mask: Uint8Array | undefined;
   for (let row = 0; row < rows.length; row++) {
-    const value = rows[row]?.[index];
+    const value = rows[row];
     if (value === null || value === undefined) {
       mask ??= new Uint8Array(rows.length);
       mask[row] = 1;
@@ -126,18 +156,16 @@ function encodeIntegers(rows: unknown[][], index: number): Encoded {
     }
     const number = toNumber(value);
     if (!Number.isSafeInteger(number)) {
-      if (Number.isInteger(number) || typeof value === 'bigint' || typeof value === 'string')
-        return encodeWide(rows, index);
-      return encodeFloats(rows, index); // SQLite lets an INTEGER column hold 2.5
+      if (Number.isInteger(number) || typeof value === 'bigint' || typeof value === 'string') return encodeWide(rows);
+      return encodeFloats(rows); // SQLite lets an INTEGER column hold 2.5
     }
     values[row] = number;
   }
   return { encoding: 'i8f', values: bytes(values), ...(mask ? { mask } : {}) };
 }
 
-function encodeWide(rows: unknown[][], index: number): Encoded {
-  const parsed = rows.map((row) => {
-    const value = row[index];
+function encodeWide(rows: Column): Encoded {
+  const parsed = Array.from(rows, (value) => {
     if (value === null || value === undefined) return null;
     try {
       if (value instanceof Uint8Array) return BigInt(`0x${Buffer.from(value).toString('hex') || '0'}`);
@@ -156,11 +184,11 @@ function encodeWide(rows: unknown[][], index: number): Encoded {
   return { encoding: unsigned ? 'u8' : 'i8', values: bytes(values), ...(mask.includes(1) ? { mask } : {}) };
 }
 
-function encodeBooleans(rows: unknown[][], index: number): Encoded {
+function encodeBooleans(rows: Column): Encoded {
   const values = new Uint8Array(rows.length);
   let mask: Uint8Array | undefined;
   for (let row = 0; row < rows.length; row++) {
-    const value = rows[row]?.[index];
+    const value = rows[row];
     if (value === null || value === undefined) {
       mask ??= new Uint8Array(rows.length);
       mask[row] = 1;
@@ -173,37 +201,35 @@ function encodeBooleans(rows: unknown[][], index: number): Encoded {
   return { encoding: 'b1', values, ...(mask ? { mask } : {}) };
 }
 
-function encodeMicros(
-  rows: unknown[][],
-  index: number,
-  encoding: 'M8' | 'm8',
-  parse: (value: unknown) => number,
-): Encoded {
+function encodeMicros(rows: Column, encoding: 'M8' | 'm8', parse: (value: unknown) => number): Encoded {
   const values = new Float64Array(rows.length);
   // Dates repeat (a day column has a few thousand values): parse each distinct string once per chunk.
-  const seen = new Map<unknown, number>();
+  // Timestamps mostly do not: once the first 1024 values show few repeats, parse without the cache.
+  let seen: Map<unknown, number> | undefined = new Map<unknown, number>();
+  let hits = 0;
   for (let row = 0; row < rows.length; row++) {
-    const value = rows[row]?.[index];
+    const value = rows[row];
     if (value === null || value === undefined) {
       values[row] = Number.NaN;
       continue;
     }
-    let micros = seen.get(value);
+    let micros = seen?.get(value);
     if (micros === undefined) {
       micros = parse(value);
-      if (seen.size < 4096) seen.set(value, micros);
-    }
+      if (seen && seen.size < 4096) seen.set(value, micros);
+    } else hits += 1;
     values[row] = micros;
+    if (row === 1024 && hits < 256) seen = undefined;
   }
   return { encoding, values: bytes(values) };
 }
 
-function encodeDictionary(rows: unknown[][], index: number, binary: boolean): Encoded {
+function encodeDictionary(rows: Column, binary: boolean): Encoded {
   const codes = new Int32Array(rows.length);
   const lookup = new Map<string, number>();
   const entries: string[] = [];
   for (let row = 0; row < rows.length; row++) {
-    const value = rows[row]?.[index];
+    const value = rows[row];
     if (value === null || value === undefined) {
       codes[row] = -1;
       continue;
@@ -212,7 +238,7 @@ function encodeDictionary(rows: unknown[][], index: number, binary: boolean): En
     let code = lookup.get(text);
     if (code === undefined) {
       // Mostly distinct values (names, ids): a dictionary only costs time. Store them in row order.
-      if (row === 1024 && entries.length > 768) return encodePlain(rows, index, binary);
+      if (row === 1024 && entries.length > 768) return encodePlain(rows, binary);
       code = entries.length;
       entries.push(text);
       lookup.set(text, code);
@@ -223,11 +249,11 @@ function encodeDictionary(rows: unknown[][], index: number, binary: boolean): En
 }
 
 /** The `dict` encoding with one entry per row (codes 0..n-1, -1 for NULL). */
-function encodePlain(rows: unknown[][], index: number, binary: boolean): Encoded {
+function encodePlain(rows: Column, binary: boolean): Encoded {
   const codes = new Int32Array(rows.length);
   const entries: string[] = [];
   for (let row = 0; row < rows.length; row++) {
-    const value = rows[row]?.[index];
+    const value = rows[row];
     if (value === null || value === undefined) codes[row] = -1;
     else {
       codes[row] = entries.length;
@@ -238,16 +264,16 @@ function encodePlain(rows: unknown[][], index: number, binary: boolean): Encoded
 }
 
 /** SQLite expressions carry no declared type: numbers stay numbers, anything else becomes text. */
-function encodeDynamic(rows: unknown[][], index: number): Encoded {
+function encodeDynamic(rows: Column): Encoded {
   let integers = true;
-  for (const row of rows) {
-    const value = row[index];
+  for (let row = 0; row < rows.length; row++) {
+    const value = rows[row];
     if (value === null || value === undefined) continue;
     if (typeof value === 'bigint') continue;
-    if (typeof value !== 'number') return encodeDictionary(rows, index, false);
+    if (typeof value !== 'number') return encodeDictionary(rows, false);
     if (!Number.isInteger(value)) integers = false;
   }
-  return integers ? encodeIntegers(rows, index) : encodeFloats(rows, index);
+  return integers ? encodeIntegers(rows) : encodeFloats(rows);
 }
 
 function toNumber(value: unknown): number {
@@ -270,81 +296,6 @@ function toText(value: unknown, binary: boolean): string {
   if (value instanceof Date) return value.toISOString();
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
-}
-
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?)?(Z|[+-]\d{2}:?\d{2})?$/;
-
-/** Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's days_from_civil). */
-function daysFromCivil(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yearOfEra = y - era * 400;
-  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
-  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
-  return era * 146097 + dayOfEra - 719468;
-}
-
-const digit = (text: string, at: number) => text.charCodeAt(at) - 48;
-const digits2 = (text: string, at: number) => digit(text, at) * 10 + digit(text, at + 1);
-const DATE_DIGITS = [0, 1, 2, 3, 5, 6, 8, 9];
-const TIME_DIGITS = [11, 12, 14, 15, 17, 18];
-
-function digitsAt(text: string, positions: number[]): boolean {
-  for (const at of positions) {
-    const code = text.charCodeAt(at);
-    if (code < 48 || code > 57) return false;
-  }
-  return true;
-}
-
-/** Microseconds since 1970 (UTC, or the wall-clock time as stored when no zone is given). */
-function parseDateTime(value: unknown): number {
-  if (value instanceof Date) return value.getTime() * 1000;
-  if (typeof value !== 'string') throw new NotThisKind();
-  // The shapes MySQL sends with dateStrings: 'YYYY-MM-DD' and 'YYYY-MM-DD HH:MM:SS[.ffffff]'.
-  const plain = value.length === 10 || (value.length >= 19 && value.length <= 26 && value[10] === ' ');
-  if (
-    plain &&
-    value[4] === '-' &&
-    value[7] === '-' &&
-    digitsAt(value, DATE_DIGITS) &&
-    (value.length === 10 || (value[13] === ':' && value[16] === ':' && digitsAt(value, TIME_DIGITS)))
-  ) {
-    const year = digit(value, 0) * 1000 + digit(value, 1) * 100 + digits2(value, 2);
-    const month = digits2(value, 5);
-    const day = digits2(value, 8);
-    if (year === 0 || month === 0 || day === 0) return Number.NaN; // MySQL zero dates
-    let seconds = daysFromCivil(year, month, day) * 86_400;
-    let micros = 0;
-    if (value.length > 10) {
-      seconds += digits2(value, 11) * 3600 + digits2(value, 14) * 60 + digits2(value, 17);
-      if (value.length > 20) micros = value[19] === '.' ? Number(value.slice(20).padEnd(6, '0')) : Number.NaN;
-    }
-    const result = seconds * 1_000_000 + micros;
-    if (Number.isFinite(result) && month <= 12 && day <= 31) return result;
-  }
-  const match = DATE_TIME.exec(value);
-  if (match === null) throw new NotThisKind();
-  const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '', zone] = match;
-  if (year === '0000' || month === '00' || day === '00') return Number.NaN;
-  let millis = Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second));
-  if (zone && zone !== 'Z') {
-    const sign = zone.startsWith('-') ? -1 : 1;
-    const offset = zone.slice(1).replace(':', '');
-    millis -= sign * (Number(offset.slice(0, 2)) * 60 + Number(offset.slice(2))) * 60_000;
-  }
-  return millis * 1000 + Number(fraction.padEnd(6, '0'));
-}
-
-const TIME = /^(-)?(\d{1,3}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?$/;
-
-function parseTime(value: unknown): number {
-  const match = typeof value === 'string' ? TIME.exec(value) : null;
-  if (match === null) throw new NotThisKind();
-  const [, minus, hours, minutes, seconds, fraction = ''] = match;
-  const micros =
-    ((Number(hours) * 60 + Number(minutes)) * 60 + Number(seconds)) * 1_000_000 + Number(fraction.padEnd(6, '0'));
-  return minus ? -micros : micros;
 }
 
 function bytes(array: ArrayBufferView): Uint8Array {
