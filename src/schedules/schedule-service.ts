@@ -1,0 +1,102 @@
+/**
+ * Schedules in a running chat service: the scheduler's runs wired to the adapter (to open each
+ * run's thread), the router (to deliver the request as the owner's message) and the store (claims,
+ * last runs, and the session a run waits on). `tally schedules run NAME` uses `runNow`.
+ */
+import type { Logger } from '../logger.js';
+import type { ChatAdapter, Inbound, Post, ThreadKey } from '../ports/chat.js';
+import type { Clock } from '../ports/clock.js';
+import type { Store } from '../ports/store.js';
+import { type SessionRecord, sessionKey } from '../sessions/session-record.js';
+import type { Schedule } from './schedule-file.js';
+import { runSchedule, type ScheduleRunResult } from './schedule-run.js';
+import { ScheduleStates } from './schedule-state.js';
+import { Scheduler } from './scheduler.js';
+import type { ThreadWatch } from './thread-watch.js';
+
+export interface ScheduleServiceOptions {
+  /** The schedules whose channel is on this service's platform. */
+  schedules: readonly Schedule[];
+  adapter: ChatAdapter;
+  router: { handle(inbound: Inbound): Promise<void> };
+  store: Store;
+  /** Sees every post on its way to the adapter (serve-chat.ts feeds it). */
+  watch: ThreadWatch;
+  clock: Clock;
+  /** TALLY_INSTANCE, recorded with each run. */
+  instance: string;
+  logger: Logger;
+}
+
+export class ScheduleService {
+  readonly states: ScheduleStates;
+  private readonly scheduler: Scheduler;
+  private readonly manualRuns = new Set<Promise<unknown>>();
+  private stopping = false;
+
+  constructor(private readonly options: ScheduleServiceOptions) {
+    this.states = new ScheduleStates(options.store, options.instance);
+    this.scheduler = new Scheduler({
+      schedules: options.schedules,
+      states: this.states,
+      clock: options.clock,
+      run: async (schedule, dueAt) => {
+        await this.run(schedule, dueAt);
+      },
+      logger: options.logger,
+    });
+  }
+
+  /** Starts the timer loop (and what was missed while tally was down). */
+  start(): Promise<void> {
+    return this.scheduler.start();
+  }
+
+  /** Runs a schedule now, whatever its due times (`tally schedules run NAME`). */
+  async runNow(schedule: Schedule): Promise<ScheduleRunResult> {
+    const now = this.options.clock.now();
+    await this.states.startManual(schedule.name, now);
+    const run = this.run(schedule, now);
+    this.manualRuns.add(run);
+    return run.finally(() => this.manualRuns.delete(run));
+  }
+
+  /** Resolves when the runs under way (started by the clock or by hand) have ended. */
+  async idle(): Promise<void> {
+    await Promise.all([this.scheduler.idle(), ...this.manualRuns]);
+  }
+
+  /** No more runs start and `auto` runs send no more decisions; resolves when the runs have ended. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.scheduler.stop();
+    await this.idle();
+  }
+
+  private async run(schedule: Schedule, dueAt: number): Promise<ScheduleRunResult> {
+    const { adapter, router, store, watch, clock, logger } = this.options;
+    const openThread = adapter.openThread?.bind(adapter);
+    const result = await runSchedule(
+      schedule,
+      {
+        openThread: (channel, text) => {
+          if (!openThread) throw new Error('this chat adapter cannot open threads');
+          return openThread(channel, text);
+        },
+        post: (threadKey: ThreadKey, post: Post) => adapter.post(threadKey, post),
+        handle: (inbound) => router.handle(inbound),
+        pending: async (threadKey) => (await store.get<SessionRecord>(sessionKey(threadKey)))?.conversation.pending,
+        watch: (threadKey, onPost) => watch.watch(threadKey, onPost),
+        clock,
+        stopping: () => this.stopping,
+        logger,
+      },
+      (threadKey) => this.states.noteRun(schedule.name, dueAt, { threadKey }),
+    );
+    await this.states
+      .noteRun(schedule.name, dueAt, { outcome: result.outcome, finishedAt: clock.now() })
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not note how a scheduled run ended'));
+    logger.info({ schedule: schedule.name, ...result }, 'scheduled run ended');
+    return result;
+  }
+}
