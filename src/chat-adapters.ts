@@ -3,18 +3,29 @@ import { DiscordAdapter } from '../adapters/discord/discord-adapter.js';
 import { SlackAdapter } from '../adapters/slack/slack-adapter.js';
 import type { DiscordSettings, SlackSettings } from './config.js';
 import type { Logger } from './logger.js';
-import type { ThreadKey } from './ports/chat.js';
+import type { TallyDirectory, ThreadKey } from './ports/chat.js';
 import type { Store } from './ports/store.js';
 
-type KnownThread = (threadKey: ThreadKey) => Promise<boolean>;
+/** What an adapter needs of tally. */
+export interface AdapterContext {
+  /** Whether a thread has a session in the store (threads tally takes part in). */
+  isKnownThread: (threadKey: ThreadKey) => Promise<boolean>;
+  /** The store, for what the adapter must remember across restarts. */
+  memory: Store;
+  /** A person's sessions, starter prompts and default settings. */
+  directory: TallyDirectory;
+}
 
 export function slackAdapter(
   settings: SlackSettings,
   logger: Logger,
-  isKnownThread: KnownThread,
-  memory: Store,
-  /** Pause between two posts to one channel; Slack allows about one per second. */
-  minIntervalMs?: number,
+  { isKnownThread, memory, directory }: AdapterContext,
+  pacing: {
+    /** Pause between two posts to one channel; Slack allows about one per second. */
+    minIntervalMs?: number;
+    /** Least time between two calls to one streamed message. */
+    streamIntervalMs?: number;
+  } = {},
 ): SlackAdapter {
   return new SlackAdapter({
     botToken: settings.botToken,
@@ -26,7 +37,9 @@ export function slackAdapter(
     allowedUsers: settings.allowedUsers,
     isKnownThread,
     memory,
-    ...(minIntervalMs !== undefined ? { minIntervalMs } : {}),
+    directory,
+    ...(pacing.minIntervalMs !== undefined ? { minIntervalMs: pacing.minIntervalMs } : {}),
+    ...(pacing.streamIntervalMs !== undefined ? { streamIntervalMs: pacing.streamIntervalMs } : {}),
     logger: logger.child({ component: 'slack' }),
   });
 }
@@ -34,8 +47,7 @@ export function slackAdapter(
 export function discordAdapter(
   settings: DiscordSettings,
   logger: Logger,
-  isKnownThread: KnownThread,
-  memory: Store,
+  { isKnownThread, memory, directory }: AdapterContext,
 ): DiscordAdapter {
   return new DiscordAdapter({
     token: settings.token,
@@ -46,6 +58,7 @@ export function discordAdapter(
     reviewerRoles: settings.reviewerRoles,
     isKnownThread,
     memory,
+    directory,
     logger: logger.child({ component: 'discord' }),
   });
 }

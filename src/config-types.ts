@@ -160,4 +160,6 @@ export interface Config {
   /** Prefix of every Redis key (TALLY_REDIS_PREFIX), so deployments can share one Redis. */
   redisPrefix: string;
   operations: OperationSettings;
+  /** The schedules file (TALLY_SCHEDULES, YAML or JSON), absolute; `tally slack|discord` runs its schedules. */
+  schedulesFile?: string;
 }

@@ -112,6 +112,7 @@ const schema = z.object({
   TALLY_HTTP_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
   TALLY_SHUTDOWN_GRACE_MS: milliseconds(30_000),
   TALLY_REQUIRE_READONLY: z.enum(['true', 'false']).optional(),
+  TALLY_SCHEDULES: z.string().min(1, 'a path to a YAML or JSON file of schedules').optional(),
 });
 
 const list = (value: string) =>
@@ -274,6 +275,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
       shutdownGraceMs: e.TALLY_SHUTDOWN_GRACE_MS,
       ...(e.TALLY_REQUIRE_READONLY === undefined ? {} : { requireReadonly: e.TALLY_REQUIRE_READONLY === 'true' }),
     },
+    ...(e.TALLY_SCHEDULES === undefined ? {} : { schedulesFile: resolve(e.TALLY_SCHEDULES) }),
     databaseLimits: {
       queryTimeoutMs: e.TALLY_QUERY_TIMEOUT_MS,
       extractTimeoutMs: e.TALLY_EXTRACT_TIMEOUT_MS,

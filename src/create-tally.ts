@@ -22,18 +22,21 @@ import type { Logger } from './logger.js';
 import { type OpsServer, startOpsServer } from './ops/ops-server.js';
 import { PrometheusMetrics } from './ops/prometheus-metrics.js';
 import { checkReadiness, databaseCheck, engineCheck, modelCheck, storeCheck } from './ops/readiness.js';
-import type { Post, ThreadKey } from './ports/chat.js';
+import type { Post, TallyDirectory, ThreadKey } from './ports/chat.js';
 import type { Database } from './ports/database.js';
 import type { LlmClient } from './ports/llm.js';
 import { type Metrics, NO_METRICS } from './ports/metrics.js';
 import type { Sandbox } from './ports/sandbox.js';
 import type { Store } from './ports/store.js';
+import { sessionDirectory } from './sessions/session-directory.js';
 import { SessionKernels } from './sessions/session-kernel.js';
 import { SessionRouter } from './sessions/session-router.js';
 import { createStore } from './store/create-store.js';
 
 export interface Tally {
   router: SessionRouter;
+  /** A person's sessions, starter prompts and default settings, for the adapters' home surfaces. */
+  directory: TallyDirectory;
   databases: Database[];
   sandbox: Sandbox;
   store: Store;
@@ -193,8 +196,15 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
             ]),
           logger,
         });
+  const directory = sessionDirectory({
+    store,
+    databases,
+    playbooks: () => agent.playbooks,
+    working: (threadKey) => router.isWorking(threadKey),
+  });
   return {
     router,
+    directory,
     databases,
     sandbox,
     store,

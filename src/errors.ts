@@ -4,45 +4,10 @@
  * they travel as data (tool results, `Execution.error`).
  */
 
-export type ErrorCode =
-  | LlmErrorCode
-  | 'CONFIG_INVALID'
-  | 'SANDBOX_ENGINE_UNAVAILABLE'
-  | 'SANDBOX_IMAGE_MISSING'
-  | 'KERNEL_START_FAILED'
-  | 'KERNEL_CLOSED'
-  | 'WORKSPACE_PATH_INVALID'
-  | 'WORKSPACE_FILE_TOO_LARGE'
-  | 'WORKSPACE_FULL'
-  | 'DATABASE_UNAVAILABLE'
-  | 'SQL_REJECTED'
-  | 'QUERY_FAILED'
-  | 'QUERY_TIMEOUT'
-  | 'QUERY_CANCELLED'
-  | 'EXTRACT_TOO_LARGE'
-  | 'EXTRACT_FAILED'
-  | 'STORE_UNAVAILABLE'
-  | 'LOCK_TIMEOUT'
-  | 'TELCO_ARGUMENT_INVALID'
-  | 'TELCO_CSV_INVALID'
-  | 'TELCO_DATABASE_UNREACHABLE'
-  | 'TELCO_DATABASE_REFUSED'
-  | 'PROMPT_FILE_INVALID'
-  | 'DATABASE_ACCOUNT_NOT_READONLY'
-  | 'EVAL_BUDGET_EXCEEDED'
-  | 'EVAL_INPUT_INVALID';
+import { AppError } from './app-error.js';
 
-export class AppError extends Error {
-  readonly code: ErrorCode;
-  readonly details: Readonly<Record<string, unknown>>;
-
-  constructor(code: ErrorCode, message: string, options: { details?: Record<string, unknown>; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
-    this.code = code;
-    this.details = options.details ?? {};
-  }
-}
+export { AppError, type ErrorCode } from './app-error.js';
+export * from './llm-errors.js';
 
 export interface ConfigIssue {
   /** The environment variable at fault. */
@@ -240,119 +205,6 @@ export class PromptFileError extends AppError {
   }
 }
 
-/** Codes of the model-endpoint errors below (kept together so the union above stays short). */
-type LlmErrorCode =
-  | 'LLM_NOT_CONFIGURED'
-  | 'LLM_RATE_LIMITED'
-  | 'LLM_UNAVAILABLE'
-  | 'LLM_AUTH_FAILED'
-  | 'LLM_REQUEST_INVALID'
-  | 'LLM_RESPONSE_INVALID'
-  | 'LLM_TIMEOUT'
-  | 'LLM_TOOLS_UNSUPPORTED'
-  | 'LLM_CANCELLED';
-
-export class LlmNotConfiguredError extends AppError {
-  constructor() {
-    super(
-      'LLM_NOT_CONFIGURED',
-      'No model endpoint is configured. Set LLM_BASE_URL (e.g. https://api.openai.com/v1, or http://localhost:11434/v1 for Ollama) and, if it needs one, LLM_API_KEY.',
-    );
-  }
-}
-
-/** The endpoint kept answering 429 after every retry. */
-export class LlmRateLimitedError extends AppError {
-  /** What the endpoint last asked us to wait (Retry-After), in milliseconds, when it said. */
-  readonly retryAfterMs: number | undefined;
-
-  constructor(baseUrl: string, attempts: number, retryAfterMs: number | undefined, cause?: unknown) {
-    const wait = retryAfterMs === undefined ? '' : ` It asked to wait ${Math.ceil(retryAfterMs / 1000)} s.`;
-    super(
-      'LLM_RATE_LIMITED',
-      `The model endpoint ${baseUrl} is rate limiting requests (HTTP 429) and still was after ${attempts} attempt(s).${wait} Try again later, raise LLM_MAX_RETRIES, or use another LLM_MODEL / LLM_API_KEY with a higher limit.`,
-      { details: { baseUrl, attempts, retryAfterMs }, cause },
-    );
-    this.retryAfterMs = retryAfterMs;
-  }
-}
-
-/** Connection refused or reset, or 5xx, after every retry. */
-export class LlmUnavailableError extends AppError {
-  constructor(baseUrl: string, attempts: number, reason: string, cause?: unknown) {
-    super(
-      'LLM_UNAVAILABLE',
-      `The model endpoint ${baseUrl} is unavailable after ${attempts} attempt(s): ${reason}. Check LLM_BASE_URL and that the server runs.`,
-      { details: { baseUrl, attempts, reason }, cause },
-    );
-  }
-}
-
-export class LlmAuthError extends AppError {
-  constructor(baseUrl: string, status: number, serverMessage: string, cause?: unknown) {
-    super(
-      'LLM_AUTH_FAILED',
-      `The model endpoint ${baseUrl} refused the credentials (HTTP ${status}): ${serverMessage}. Check LLM_API_KEY.`,
-      { details: { baseUrl, status }, cause },
-    );
-  }
-}
-
-/** The endpoint rejected the request itself (400, 404, 422...): retrying the same request will not help. */
-export class LlmRequestError extends AppError {
-  constructor(baseUrl: string, status: number | undefined, serverMessage: string, cause?: unknown) {
-    const hint = status === 404 ? ' Check LLM_MODEL (the model may not exist there) and LLM_BASE_URL.' : '';
-    super(
-      'LLM_REQUEST_INVALID',
-      `The model endpoint ${baseUrl} rejected the request (HTTP ${status ?? '?'}): ${serverMessage}.${hint}`,
-      { details: { baseUrl, status, serverMessage }, cause },
-    );
-  }
-}
-
-/** The endpoint answered, but not with a chat completion (often a LLM_BASE_URL without `/v1`). */
-export class LlmResponseInvalidError extends AppError {
-  constructor(baseUrl: string, problem: string) {
-    super(
-      'LLM_RESPONSE_INVALID',
-      `The model endpoint ${baseUrl} did not answer with a chat completion: ${problem}. Check LLM_BASE_URL (OpenAI-compatible servers usually end in /v1).`,
-      { details: { baseUrl } },
-    );
-  }
-}
-
-export class LlmTimeoutError extends AppError {
-  constructor(baseUrl: string, timeoutMs: number) {
-    super(
-      'LLM_TIMEOUT',
-      `The model endpoint ${baseUrl} did not answer within ${timeoutMs} ms. Raise LLM_TIMEOUT_MS, or choose a faster LLM_MODEL.`,
-      { details: { baseUrl, timeoutMs } },
-    );
-  }
-}
-
-/** The model or server cannot do tool (function) calling, which the agent needs. */
-export class LlmToolsUnsupportedError extends AppError {
-  constructor(baseUrl: string, model: string, serverMessage: string, cause?: unknown) {
-    super(
-      'LLM_TOOLS_UNSUPPORTED',
-      `Model '${model}' at ${baseUrl} does not accept tools: ${serverMessage}. tally requires a model with tool (function) calling: change LLM_MODEL or LLM_BASE_URL (vLLM needs --enable-auto-tool-choice and --tool-call-parser, llama.cpp --jinja).`,
-      { details: { baseUrl, model, serverMessage }, cause },
-    );
-  }
-}
-
-/**
- * The caller's AbortSignal fired. Named `AbortError`, like the DOM exception, so code that checks
- * `error.name === 'AbortError'` treats it as a cancellation.
- */
-export class LlmCancelledError extends AppError {
-  constructor(cause?: unknown) {
-    super('LLM_CANCELLED', 'The model request was cancelled.', { cause });
-    this.name = 'AbortError';
-  }
-}
-
 /** An evaluation case used up its token budget: its turn is stopped, the run goes on. */
 export class EvalBudgetError extends AppError {
   constructor(tokens: number, budget: number) {
@@ -381,5 +233,29 @@ export class DatabaseAccountNotReadonlyError extends AppError {
       `The ${first?.database} account (${first?.variable}) ${first?.problem}: ${first?.grant}${more}. Use an account that can only SELECT from its schema, or set TALLY_REQUIRE_READONLY=false.`,
       { details: { findings } },
     );
+  }
+}
+
+/** One problem of the schedules file: which entry (by name, else its position) and which field. */
+export interface ScheduleIssue {
+  /** `'weekly-churn'` or `entry 3` (1-based), or `(file)` for the file as a whole. */
+  entry: string;
+  /** The field at fault, e.g. `cron`; empty for the entry as a whole. */
+  field: string;
+  message: string;
+}
+
+/** The schedules file (TALLY_SCHEDULES) cannot be read or is invalid; every problem is listed. */
+export class ScheduleFileError extends AppError {
+  readonly issues: readonly ScheduleIssue[];
+
+  constructor(path: string, issues: ScheduleIssue[]) {
+    const lines = issues.map((issue) => `  ${issue.entry}${issue.field ? `, ${issue.field}` : ''}: ${issue.message}`);
+    super(
+      'SCHEDULES_INVALID',
+      `The schedules file ${path} (TALLY_SCHEDULES) is invalid; fix these entries:\n${lines.join('\n')}`,
+      { details: { path, issues } },
+    );
+    this.issues = issues;
   }
 }

@@ -1,11 +1,13 @@
 /**
- * The command line: `tally demo`, `tally chat`, `tally ask "question"`. Builds tally through
- * create-tally.ts and connects it to the console.
+ * The command line: `tally demo`, `tally chat`, `tally ask "question"` (src/ask/), `tally slack`,
+ * `tally discord`, `tally schedules`, `tally eval`, `tally export-training`. Builds tally through
+ * create-tally.ts and connects it to the console or a chat platform.
  */
 
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { ConsoleAdapter } from '../adapters/console/console-adapter.js';
+import { askCommand } from './ask/ask-command.js';
 import { discordAdapter, slackAdapter } from './chat-adapters.js';
 import { type DiscordSettings, loadConfig, type SlackSettings } from './config.js';
 import { createTally } from './create-tally.js';
@@ -15,6 +17,7 @@ import { AppError, EvalInputError } from './errors.js';
 import { evalCommand } from './eval/eval-command.js';
 import { createLlmClient } from './llm/create-llm-client.js';
 import { createLogger } from './logger.js';
+import { schedulesCommand } from './schedules/schedules-command.js';
 import { serveChat } from './serve-chat.js';
 import { createStore } from './store/create-store.js';
 import { exportTraining } from './training/export-training.js';
@@ -22,12 +25,22 @@ import { exportTraining } from './training/export-training.js';
 const USAGE = `usage: tally <command>
   demo                 the telco demo: a full agent turn in the console (no model needed)
   chat                 talk to tally in this terminal (needs LLM_BASE_URL)
-  ask "question" [--db URL] [--out DIR]
-                       one question, answered in the terminal (needs LLM_BASE_URL);
-                       --db reads that database (like DATABASE_URL), --out saves charts there
+  ask "question" [--db URL] [--out DIR] [--review accept|discard|stop] [--approve run|skip] [--json]
+                       one question, answered without anyone at the keyboard (needs LLM_BASE_URL):
+                       --review decides every drafted section (default accept; stop leaves the
+                       first draft undecided), --approve every cell held for approval (without it
+                       a held cell ends the run), --db reads that database (like DATABASE_URL),
+                       --out saves the charts and the report (report.md, .html, .ipynb) there,
+                       --json prints one JSON object on stdout (the rest goes to stderr).
+                       Exit 0 answered, 1 the agent gave up or failed, 2 bad input or
+                       configuration (also: a question it asks back, a cell held without
+                       --approve), 3 out of scope
   slack                connect to Slack (SLACK_BOT_TOKEN, and SLACK_APP_TOKEN or
                        SLACK_SIGNING_SECRET; needs LLM_BASE_URL); runs until stopped
   discord              connect to Discord (DISCORD_TOKEN; needs LLM_BASE_URL); runs until stopped
+  schedules list       the schedules of TALLY_SCHEDULES with their next due times, in their time zones
+  schedules run NAME   run one schedule now: connects to its platform like slack/discord, opens its
+                       thread and runs it; exits when it is done or waits for review in the thread
   eval --suite dabench|golden [--cases 1-40,77] [--concurrency N] [--model NAME] [--out DIR]
                        measure the agent on questions with known answers (see the README,
                        Evaluating tally); eval --compare A B puts two runs side by side
@@ -40,24 +53,6 @@ Charts and report exports are saved under $TALLY_HOME (default .tally).`;
 
 /** Where `tally slack` and `tally discord` serve /healthz, /readyz and /metrics unless TALLY_HTTP_PORT says otherwise. */
 const DEFAULT_HTTP_PORT = 9464;
-
-/** `ask` flags: the question's words, and `--db URL` / `--out DIR`. */
-function parseAsk(words: string[]): { question: string; db?: string; out?: string } | string {
-  const question: string[] = [];
-  const flags: Record<string, string> = {};
-  for (let index = 0; index < words.length; index += 1) {
-    const word = words[index] ?? '';
-    if (word === '--db' || word === '--out') {
-      const value = words[index + 1];
-      if (value === undefined || value.startsWith('--')) return `${word} needs a value`;
-      flags[word.slice(2)] = value;
-      index += 1;
-    } else if (word.startsWith('--')) return `unknown flag ${word}`;
-    else question.push(word);
-  }
-  if (question.length === 0) return 'ask needs a question';
-  return { question: question.join(' '), ...flags };
-}
 
 /** `tally export-training --out FILE.jsonl`: reads the store only (no sandbox, no database). */
 async function exportTrainingCommand(words: string[]): Promise<number> {
@@ -108,10 +103,11 @@ async function chatCommand(platform: 'slack' | 'discord'): Promise<number> {
     defaultHttpPort: DEFAULT_HTTP_PORT,
     requireReadonly: true,
     llm: createLlmClient(config.llm, logger.child({ component: 'llm' })),
-    createAdapter: (known, memory) =>
+    platform,
+    createAdapter: (context) =>
       platform === 'slack'
-        ? slackAdapter(slack as SlackSettings, logger, known, memory)
-        : discordAdapter(discord as DiscordSettings, logger, known, memory),
+        ? slackAdapter(slack as SlackSettings, logger, context)
+        : discordAdapter(discord as DiscordSettings, logger, context),
   });
   logger.info({ platform, metrics: service.tally.ops?.url }, 'tally is connected');
   const signal = await new Promise<string>((resolve) => {
@@ -142,25 +138,33 @@ async function main(argv: string[]): Promise<number> {
     });
   }
   if (command === 'slack' || command === 'discord') return chatCommand(command);
-  const ask = command === 'ask' ? parseAsk(rest) : undefined;
-  if (!['demo', 'chat', 'ask'].includes(command) || typeof ask === 'string') {
-    process.stderr.write(`${typeof ask === 'string' ? ask : `unknown command '${command}'`}\n${USAGE}\n`);
+  if (command === 'schedules') return schedulesCommand(rest);
+  if (command === 'ask') {
+    return askCommand(rest, {
+      env: process.env,
+      stdout: process.stdout,
+      stderr: process.stderr,
+      openConsole: (options) => new ConsoleAdapter({ ...options, input: Readable.from([]), prompt: false }),
+    });
+  }
+  if (command !== 'demo' && command !== 'chat') {
+    process.stderr.write(`unknown command '${command}'\n${USAGE}\n`);
     return 2;
   }
-  const config = loadConfig(process.env, ask?.db ? { DATABASE_URL: ask.db } : {});
+  const config = loadConfig(process.env);
   const logger = createLogger({ level: config.logLevel });
   const print = (line: string) => process.stdout.write(`${line}\n`);
   const interactive = command === 'chat';
-  // chat goes on with the same thread across runs; demo and ask start a new one each time.
+  // chat goes on with the same thread across runs; the demo starts a new one each time.
   const adapter = new ConsoleAdapter({
     input: interactive ? process.stdin : Readable.from([]),
     output: process.stdout,
-    chartDir: ask?.out ?? join(config.home, command === 'demo' ? 'demo' : 'charts'),
+    chartDir: join(config.home, command === 'demo' ? 'demo' : 'charts'),
     fileDir: join(config.home, command === 'demo' ? join('demo', 'report') : 'reports'),
     prompt: interactive,
     threadKey: interactive ? 'console:local:chat' : `console:local:${command}-${Date.now()}`,
   });
-  // Without a model the demo runs a recorded script in the model's place; chat and ask need one.
+  // Without a model the demo runs a recorded script in the model's place; chat needs one.
   const scripted =
     command === 'demo' && config.llm.baseUrl === undefined
       ? await startScriptedModelServer({ script: demoScript() })
@@ -190,7 +194,7 @@ async function main(argv: string[]): Promise<number> {
       await adapter.finished;
     } else {
       // The demo plays the reviewer too: it revises the first section, accepts, and exports.
-      for (const text of ask ? [ask.question] : [DEMO_REQUEST, ...DEMO_REVIEW]) {
+      for (const text of [DEMO_REQUEST, ...DEMO_REVIEW]) {
         print(`\nyou> ${text}\n`);
         await tally.router.handle({
           threadKey: adapter.threadKey,
@@ -208,7 +212,7 @@ async function main(argv: string[]): Promise<number> {
 }
 
 /** Errors that are the operator's to fix in the configuration: exit code 2, like bad arguments. */
-const CONFIGURATION_ERRORS = new Set(['CONFIG_INVALID', 'DATABASE_ACCOUNT_NOT_READONLY']);
+const CONFIGURATION_ERRORS = new Set(['CONFIG_INVALID', 'DATABASE_ACCOUNT_NOT_READONLY', 'SCHEDULES_INVALID']);
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),

@@ -1,17 +1,20 @@
 /**
  * The console as a chat platform: one thread, lines in, posts out. Charts are saved as PNG files
- * and their paths printed. A fenced ``` block may span lines; it is sent when it closes.
+ * and their paths printed. A fenced ``` block may span lines; it is sent when it closes. A turn's
+ * progress is a live block on a terminal and plain lines elsewhere (console-progress.ts).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import type { ChatAdapter, Inbound, MessageRef, Post, ThreadKey } from '../../src/ports/chat.js';
 import { chartsAbove } from '../common/post-text.js';
+import { type ConsoleOutput, ConsoleProgress } from './console-progress.js';
 import { renderPost } from './render-post.js';
 
 export interface ConsoleAdapterOptions {
   input: NodeJS.ReadableStream;
-  output: NodeJS.WritableStream;
+  /** A terminal (`isTTY`) gets the live progress block; anything else plain lines. */
+  output: ConsoleOutput;
   /** Where charts are saved. */
   chartDir: string;
   /** Where files for the thread (report exports) are written. Default: `chartDir`. */
@@ -20,6 +23,8 @@ export interface ConsoleAdapterOptions {
   threadKey?: ThreadKey;
   /** Show a prompt before each line (interactive use). Default true. */
   prompt?: boolean;
+  /** The clock for progress times. Default `Date.now`. */
+  now?: () => number;
 }
 
 export class ConsoleAdapter implements ChatAdapter {
@@ -29,9 +34,11 @@ export class ConsoleAdapter implements ChatAdapter {
   private charts = 0;
   private pending: string[] | undefined;
   private closed: Promise<void> = Promise.resolve();
+  private readonly progress: ConsoleProgress;
 
   constructor(private readonly options: ConsoleAdapterOptions) {
     this.threadKey = options.threadKey ?? 'console:local:1';
+    this.progress = new ConsoleProgress({ output: options.output, ...(options.now ? { now: options.now } : {}) });
   }
 
   onInbound(handler: (inbound: Inbound) => Promise<void>): void {
@@ -61,11 +68,14 @@ export class ConsoleAdapter implements ChatAdapter {
   }
 
   async stop(): Promise<void> {
+    this.progress.settle();
     this.lines?.close();
   }
 
   async post(threadKey: ThreadKey, post: Post): Promise<MessageRef> {
-    if (post.kind === 'chart') {
+    if (post.kind === 'progress') {
+      this.progress.show(post.progress);
+    } else if (post.kind === 'chart') {
       this.write(`[chart] ${post.title}: ${await this.saveChart(post.png)}`);
     } else if (post.kind === 'file') {
       const root = resolve(this.options.fileDir ?? this.options.chartDir);
@@ -124,6 +134,8 @@ export class ConsoleAdapter implements ChatAdapter {
       text,
       receivedAt: Date.now(),
     });
+    // A turn that ended without saying so (it threw) leaves its block; its timer stops here.
+    this.progress.settle();
     this.showPrompt();
   }
 
@@ -131,7 +143,9 @@ export class ConsoleAdapter implements ChatAdapter {
     if (this.options.prompt !== false) this.options.output.write('\nyou> ');
   }
 
+  /** Prints below the progress block, which stays as it is (a new one starts under the text). */
   private write(text: string): void {
+    this.progress.freeze();
     this.options.output.write(`${text}\n`);
   }
 }

@@ -2,8 +2,11 @@
 import type { Post } from '../../src/ports/chat.js';
 import { renderTable } from '../common/render-table.js';
 
-/** Posts with bytes (charts, files, a review's figures) are saved by the adapter; this renders the text. */
-export function renderPost(post: Exclude<Post, { kind: 'chart' | 'file' }>): string {
+/**
+ * Posts with bytes (charts, files, a review's figures) are saved by the adapter, and progress has its
+ * own live block (console-progress.ts); this renders the text of the others.
+ */
+export function renderPost(post: Exclude<Post, { kind: 'chart' | 'file' | 'progress' }>): string {
   switch (post.kind) {
     case 'text':
       return post.markdown;
@@ -24,6 +27,8 @@ export function renderPost(post: Exclude<Post, { kind: 'chart' | 'file' }>): str
       return `! ${post.text}`;
     case 'notice':
       return `(only for ${post.userId}) ${post.text}`;
+    case 'rerun':
+      return `You edited a message that already ran. Run the edited version? ${post.text}`;
     case 'review':
       return renderReview(post);
     case 'approval':

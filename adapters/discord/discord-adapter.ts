@@ -1,31 +1,33 @@
 /**
  * Discord as a chat platform, on discord.js v14 over the gateway. A session lives in a thread:
  * `/analyze` (or a mention in a channel) starts one; replies in it continue it. Posts go to the
- * thread through a per-channel queue (in order; discord.js's REST queue handles rate limits), the
- * status is the typing indicator plus one edited status message, and clicks, forms and reactions
- * become actions (see discord-listeners.ts).
+ * thread through a per-channel queue (in order; discord.js's REST queue handles rate limits). A turn's
+ * progress is one message edited in place (discord-progress.ts); other status is the typing
+ * indicator plus one edited status message, or a line of the running turn's progress message.
+ * Messages, edits, clicks, forms, reactions and option suggestions become inbound messages (see
+ * discord-listeners.ts).
  */
-import {
-  ActionRowBuilder,
-  AttachmentBuilder,
-  ButtonBuilder,
-  ButtonStyle,
-  Client,
-  GatewayIntentBits,
-  type Interaction,
-  MessageFlags,
-  Partials,
-  type SendableChannels,
-} from 'discord.js';
+import { Client, GatewayIntentBits, type Interaction, MessageFlags, Partials, type SendableChannels } from 'discord.js';
 import type { Logger } from '../../src/logger.js';
-import type { ChatAdapter, Inbound, MessageRef, Post, ThreadKey } from '../../src/ports/chat.js';
+import type {
+  ChannelKey,
+  ChatAdapter,
+  Inbound,
+  MessageRef,
+  Post,
+  TallyDirectory,
+  ThreadKey,
+} from '../../src/ports/chat.js';
 import { ChannelQueue } from '../common/channel-queue.js';
 import { type PostMemory, RememberedPosts } from '../common/remembered-posts.js';
+import { DiscordAutocomplete } from './discord-autocomplete.js';
 import { SLASH_COMMANDS } from './discord-commands.js';
 import { registerDiscordListeners } from './discord-listeners.js';
-import { type DiscordButton, type DiscordOp, type Remembered, renderForDiscord } from './discord-render.js';
+import { messageOptions } from './discord-message-options.js';
+import { DiscordProgress } from './discord-progress.js';
+import { type DiscordOp, type Remembered, renderForDiscord } from './discord-render.js';
 import { DiscordStatus } from './discord-status.js';
-import { parseDiscordThreadKey } from './discord-thread-key.js';
+import { discordThreadKey, parseDiscordThreadKey } from './discord-thread-key.js';
 
 export interface DiscordAdapterOptions {
   token: string;
@@ -45,17 +47,14 @@ export interface DiscordAdapterOptions {
   retries?: number;
   /** Coalesces status changes of a thread to at most one per this. Default 1000 ms. */
   statusIntervalMs?: number;
+  /** Least time between two edits of a turn's progress message. Default 1000 ms. */
+  progressIntervalMs?: number;
   /** Keeps what review and approval posts are, so reactions and Edit work after a restart. */
   memory?: PostMemory;
+  /** A person's sessions, starter prompts and default settings (home surfaces, autocomplete). */
+  directory?: TallyDirectory;
   logger: Logger;
 }
-
-const STYLES: Record<DiscordButton['style'], ButtonStyle> = {
-  primary: ButtonStyle.Primary,
-  secondary: ButtonStyle.Secondary,
-  success: ButtonStyle.Success,
-  danger: ButtonStyle.Danger,
-};
 
 /** Interactions stay answerable for 15 minutes; ephemeral notices use them for a little less. */
 const INTERACTION_TTL_MS = 14 * 60_000;
@@ -65,6 +64,7 @@ export class DiscordAdapter implements ChatAdapter {
   private handler: ((inbound: Inbound) => Promise<void>) | undefined;
   private readonly queue = new ChannelQueue({ minIntervalMs: 0, isTransient: () => false });
   private readonly status: DiscordStatus;
+  private readonly progress: DiscordProgress;
   private readonly threads = new Set<ThreadKey>();
   private readonly posted: RememberedPosts<Remembered & { threadKey: string }>;
   private readonly interactions = new Map<string, { interaction: Interaction; at: number }>();
@@ -86,6 +86,21 @@ export class DiscordAdapter implements ChatAdapter {
       options.statusIntervalMs ?? 1000,
       options.logger,
     );
+    this.progress = new DiscordProgress({
+      transport: {
+        inOrder: (threadId, task) => this.queue.run(threadId, task),
+        send: async (threadId, content) =>
+          (await (await this.channel(threadId)).send({ content, allowedMentions: { parse: [] } })).id,
+        edit: async (threadId, messageId, content) => {
+          const channel = await this.channel(threadId);
+          await channel.messages.edit(messageId, { content, allowedMentions: { parse: [] } });
+        },
+        typing: async (threadId) => (await this.channel(threadId)).sendTyping(),
+      },
+      ...(options.progressIntervalMs === undefined ? {} : { intervalMs: options.progressIntervalMs }),
+      logger: options.logger,
+    });
+    const autocomplete = new DiscordAutocomplete({ directory: options.directory });
     registerDiscordListeners({
       client: this.client,
       deliver: (inbound) => this.deliver(inbound),
@@ -102,6 +117,8 @@ export class DiscordAdapter implements ChatAdapter {
         (!options.allowedGuilds?.length || options.allowedGuilds.includes(guildId)) &&
         (!options.allowedChannels?.length || options.allowedChannels.includes(channelId)),
       isReviewer: (roleIds) => roleIds.some((role) => options.reviewerRoles?.includes(role)),
+      suggest: (command, focused, userId) => autocomplete.choices(command, focused, userId),
+      question: (value, userId) => autocomplete.question(value, userId),
       logError: (error, message) => options.logger.error({ err: error }, message),
     });
   }
@@ -120,6 +137,7 @@ export class DiscordAdapter implements ChatAdapter {
   }
 
   async stop(): Promise<void> {
+    await this.progress.close();
     await this.status.close();
     await this.queue.idle();
     await this.client.destroy();
@@ -128,9 +146,11 @@ export class DiscordAdapter implements ChatAdapter {
   async post(threadKey: ThreadKey, post: Post): Promise<MessageRef> {
     const { threadId } = parseDiscordThreadKey(threadKey);
     let ref: MessageRef = { threadKey, id: '' };
+    if (post.kind === 'progress') this.progress.show(threadId, post.progress);
+    else if (post.kind !== 'status') this.progress.note(threadId, undefined);
     for (const op of renderForDiscord(post)) {
       if (op.kind === 'status') {
-        this.status.set(threadId, op.text);
+        if (!this.progress.note(threadId, op.text)) this.status.set(threadId, op.text);
         continue;
       }
       if (op.kind === 'ephemeral') {
@@ -166,13 +186,33 @@ export class DiscordAdapter implements ChatAdapter {
   }
 
   async setStatus(threadKey: ThreadKey, text: string): Promise<void> {
-    this.status.set(parseDiscordThreadKey(threadKey).threadId, text);
+    const { threadId } = parseDiscordThreadKey(threadKey);
+    if (!this.progress.note(threadId, text)) this.status.set(threadId, text);
   }
 
-  private async channel(
-    id: string,
-  ): Promise<
-    SendableChannels & { messages: { fetch(id: string): Promise<{ edit(options: unknown): Promise<unknown> }> } }
+  /** A message in the channel (`discord:<guild>:<channel>`) and a thread opened on it, as `/analyze` does. */
+  async openThread(channel: ChannelKey, text: string): Promise<ThreadKey> {
+    const [, guildId = '', channelId = ''] = channel.split(':');
+    const thread = await this.queue.run(channelId, async () => {
+      const parent = await this.client.channels.fetch(channelId);
+      if (!parent?.isSendable() || parent.isThread() || parent.isDMBased())
+        throw new Error(`Discord channel ${channelId} cannot hold threads`);
+      const message = await parent.send({ content: text.slice(0, 2000), allowedMentions: { parse: [] } });
+      const name = text.replace(/\s+/g, ' ').trim().slice(0, 90) || 'tally';
+      return message.startThread({ name, autoArchiveDuration: 1440 });
+    });
+    const threadKey = discordThreadKey(guildId, thread.id);
+    this.threads.add(threadKey);
+    return threadKey;
+  }
+
+  private async channel(id: string): Promise<
+    SendableChannels & {
+      messages: {
+        fetch(id: string): Promise<{ edit(options: unknown): Promise<unknown> }>;
+        edit(id: string, options: unknown): Promise<unknown>;
+      };
+    }
   > {
     const channel = await this.client.channels.fetch(id);
     if (!channel?.isSendable() || !('messages' in channel))
@@ -182,31 +222,7 @@ export class DiscordAdapter implements ChatAdapter {
 
   private async send(threadId: string, op: Extract<DiscordOp, { kind: 'message' }>): Promise<string> {
     const channel = await this.channel(threadId);
-    const files = (op.files ?? []).map(
-      (file) =>
-        new AttachmentBuilder(file.content, {
-          name: file.name,
-          ...(file.description ? { description: file.description } : {}),
-        }),
-    );
-    const components = op.buttons?.length
-      ? [
-          new ActionRowBuilder<ButtonBuilder>().addComponents(
-            op.buttons
-              .slice(0, 5)
-              .map((button) =>
-                new ButtonBuilder().setCustomId(button.customId).setLabel(button.label).setStyle(STYLES[button.style]),
-              ),
-          ),
-        ]
-      : [];
-    const message = await channel.send({
-      ...(op.content ? { content: op.content } : {}),
-      ...(files.length > 0 ? { files } : {}),
-      ...(components.length > 0 ? { components } : {}),
-      allowedMentions: { parse: [] },
-    });
-    return message.id;
+    return (await channel.send(messageOptions(op))).id;
   }
 
   /** Only for one person: a follow-up to their latest interaction in the thread, else a reply naming them. */

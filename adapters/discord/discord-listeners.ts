@@ -1,104 +1,53 @@
 /**
- * Discord events into platform-neutral inbound messages: `/analyze` defers at once, posts the
- * question and opens a thread for the session; a mention in a channel does the same; replies in
- * threads tally is part of continue it; slash commands in a thread act on it; buttons, forms and
- * reactions on review posts become actions. Outside the allowed guilds and channels nothing happens
- * (commands get an ephemeral explanation).
+ * Discord events into platform-neutral inbound messages: messages and their edits (see
+ * discord-message-listeners.ts); `/analyze` defers at once, posts the question and opens a thread for
+ * the session; slash commands in a thread act on it; options being typed get suggestions
+ * (autocomplete, answered within Discord's 3 seconds); buttons, forms and reactions on review posts
+ * become actions, and "Run the edited version" runs an edited message again. Outside the allowed
+ * guilds and channels nothing happens (commands get an ephemeral explanation).
  */
 import {
+  type AutocompleteInteraction,
   type ButtonInteraction,
   type ChatInputCommandInteraction,
   type Client,
-  type GuildMember,
   type Interaction,
-  type Message,
   MessageFlags,
   type ModalSubmitInteraction,
 } from 'discord.js';
-import { ACTION_IDS, type Inbound, type SharedFile } from '../../src/ports/chat.js';
-import { commandText } from './discord-commands.js';
+import { ACTION_IDS } from '../../src/ports/chat.js';
+import type { Choice } from './discord-autocomplete.js';
+import { commandText, settingProblem } from './discord-commands.js';
 import { EDIT_FORM, editForm, FORM_INPUT_CHARS, REVISE_FORM, reviseForm } from './discord-forms.js';
+import {
+  chatUser,
+  type MessageListenerContext,
+  registerMessageListeners,
+  threadName,
+} from './discord-message-listeners.js';
 import { parseCustomId, REACTIONS, type Remembered } from './discord-render.js';
 import { discordThreadKey } from './discord-thread-key.js';
 
-export interface DiscordListenerContext {
+export interface DiscordListenerContext extends MessageListenerContext {
   client: Client;
-  deliver: (inbound: Inbound) => void;
-  isKnownThread: (threadKey: string) => Promise<boolean>;
-  markThread: (threadKey: string) => void;
   /** What a message of tally's is (after the posts under way in its channel went out). */
   remembered: (messageId: string, channelId: string) => Promise<(Remembered & { threadKey: string }) | undefined>;
   keepInteraction: (threadKey: string, userId: string, interaction: Interaction) => void;
-  allowed: (guildId: string, channelId: string) => boolean;
-  isReviewer: (roleIds: string[]) => boolean;
-  logError: (error: unknown, message: string) => void;
-}
-
-const threadName = (text: string) => (text.replace(/\s+/g, ' ').trim() || 'tally').slice(0, 90);
-
-function roles(member: GuildMember | { roles?: unknown } | null | undefined): string[] {
-  const held = (member as GuildMember | undefined)?.roles;
-  if (!held) return [];
-  if (Array.isArray(held)) return held as string[];
-  return 'cache' in held ? [...held.cache.keys()] : [];
-}
-
-function sharedFiles(message: Message): SharedFile[] {
-  return [...message.attachments.values()].map((attachment) => ({
-    name: attachment.name,
-    mime: attachment.contentType ?? 'application/octet-stream',
-    sizeBytes: attachment.size,
-    download: async () => {
-      const response = await fetch(attachment.url);
-      if (!response.ok) throw new Error(`Discord refused the download of ${attachment.name} (HTTP ${response.status})`);
-      return Buffer.from(await response.arrayBuffer());
-    },
-  }));
+  /** Suggestions for the option being typed. */
+  suggest: (command: string, focused: { name: string; value: string }, userId: string) => Promise<Choice[]>;
+  /** The question an `/analyze` value stands for (a picked long suggestion is a token); undefined if gone. */
+  question: (value: string, userId: string) => Promise<string | undefined>;
 }
 
 export function registerDiscordListeners(context: DiscordListenerContext): void {
   const { client } = context;
-  const user = (id: string, member: unknown) => ({
-    id,
-    ...(context.isReviewer(roles(member as GuildMember)) ? { reviewer: true } : {}),
-  });
-
-  client.on('messageCreate', async (message) => {
-    try {
-      if (message.author.bot || !message.guildId) return;
-      const channel = message.channel;
-      const parentId = channel.isThread() ? (channel.parentId ?? '') : channel.id;
-      if (!context.allowed(message.guildId, parentId)) return;
-      const botId = client.user?.id ?? '';
-      const mentioned = message.mentions.users.has(botId);
-      const text = message.content.replace(new RegExp(`<@!?${botId}>`, 'g'), '').trim();
-      let threadKey: string;
-      if (channel.isThread()) {
-        threadKey = discordThreadKey(message.guildId, channel.id);
-        if (!mentioned && !(await context.isKnownThread(threadKey))) return;
-      } else {
-        if (!mentioned) return;
-        const thread = await message.startThread({ name: threadName(text), autoArchiveDuration: 1440 });
-        threadKey = discordThreadKey(message.guildId, thread.id);
-      }
-      context.markThread(threadKey);
-      await message.react('👀').catch(() => undefined);
-      const files = sharedFiles(message);
-      context.deliver({
-        threadKey,
-        user: user(message.author.id, message.member),
-        text,
-        receivedAt: Date.now(),
-        ...(files.length > 0 ? { files } : {}),
-      });
-    } catch (error) {
-      context.logError(error, 'discord message failed');
-    }
-  });
+  const user = (id: string, member: unknown) => chatUser(context, id, member);
+  registerMessageListeners(client, context);
 
   client.on('interactionCreate', async (interaction) => {
     try {
-      if (interaction.isChatInputCommand()) await command(interaction);
+      if (interaction.isAutocomplete()) await suggest(interaction);
+      else if (interaction.isChatInputCommand()) await command(interaction);
       else if (interaction.isButton()) await button(interaction);
       else if (interaction.isModalSubmit()) await form(interaction);
     } catch (error) {
@@ -129,12 +78,33 @@ export function registerDiscordListeners(context: DiscordListenerContext): void 
     return true;
   }
 
+  /** Suggestions for the option being typed; none outside the allowed channels. */
+  async function suggest(interaction: AutocompleteInteraction) {
+    const channel = interaction.channel;
+    const parentId = channel?.isThread() ? (channel.parentId ?? '') : (interaction.channelId ?? '');
+    const focused = interaction.options.getFocused(true);
+    const inside = interaction.guildId !== null && context.allowed(interaction.guildId, parentId);
+    const choices = inside
+      ? await context.suggest(
+          interaction.commandName,
+          { name: focused.name, value: focused.value },
+          interaction.user.id,
+        )
+      : [];
+    await interaction.respond(choices);
+  }
+
   async function command(interaction: ChatInputCommandInteraction) {
     if (await refuseOutside(interaction)) return;
     const guildId = interaction.guildId ?? '';
     if (interaction.commandName === 'analyze') {
+      const question = await context.question(interaction.options.getString('question', true), interaction.user.id);
+      if (question === undefined) {
+        const gone = 'I no longer have that suggestion; type the question, please.';
+        await interaction.reply({ content: gone, flags: MessageFlags.Ephemeral });
+        return;
+      }
       await interaction.deferReply(); // within 3 s; the work itself goes to the thread
-      const question = interaction.options.getString('question', true);
       const reply = await interaction.editReply({ content: `**${interaction.user.username} asked:** ${question}` });
       const thread = await reply.startThread({ name: threadName(question), autoArchiveDuration: 1440 });
       const threadKey = discordThreadKey(guildId, thread.id);
@@ -148,6 +118,13 @@ export function registerDiscordListeners(context: DiscordListenerContext): void 
       return;
     }
     const channel = interaction.channel;
+    const problem = interaction.options.data
+      .map((option) => settingProblem(option.name, option.value))
+      .find((found) => found !== undefined);
+    if (interaction.commandName === 'settings' && problem) {
+      await interaction.reply({ content: problem, flags: MessageFlags.Ephemeral });
+      return;
+    }
     const text = commandText(
       interaction.commandName,
       interaction.options.data.map((option) => ({ name: option.name, value: option.value })),
@@ -188,7 +165,9 @@ export function registerDiscordListeners(context: DiscordListenerContext): void 
       await interaction.showModal(editForm(value, code));
       return;
     }
-    await interaction.deferUpdate();
+    // Run again once: the button goes when it is clicked.
+    if (actionId === ACTION_IDS.rerun) await interaction.update({ components: [] });
+    else await interaction.deferUpdate();
     if (actionId === ACTION_IDS.choice) {
       context.deliver({
         threadKey,

@@ -2,7 +2,8 @@
  * How a post looks in Discord, as plain operations the adapter carries out in order: messages (at
  * most 2,000 characters, split on paragraph and line boundaries), attachments (charts with their
  * description, long text, the code behind a section, exports), button rows, an ephemeral notice, or
- * the status. Pure: no I/O.
+ * the status. A turn's progress is not rendered here: discord-progress.ts keeps one message per turn
+ * up to date. Pure: no I/O.
  */
 import { ACTION_IDS, type Post, type ReviewControl } from '../../src/ports/chat.js';
 import { cellsFile, chartsAbove, csv, slug, truncate } from '../common/post-text.js';
@@ -52,6 +53,12 @@ export const REACTIONS: Record<string, ReviewControl> = {
 };
 
 const fence = (code: string) => `\`\`\`\n${code}\n\`\`\``;
+/** Markdown block quote, line by line. */
+const quote = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => `> ${line}`)
+    .join('\n');
 
 function longText(markdown: string, name: string): DiscordOp[] {
   const pieces = splitText(markdown, CONTENT_CHARS);
@@ -75,6 +82,18 @@ export function renderForDiscord(post: Post): DiscordOp[] {
       return [{ kind: 'message', content: `⚠️ ${post.text}`.slice(0, CONTENT_CHARS) }];
     case 'notice':
       return [{ kind: 'ephemeral', user: post.userId, content: post.text.slice(0, CONTENT_CHARS) }];
+    case 'progress':
+      return []; // shown live by discord-progress.ts
+    case 'rerun':
+      return [
+        {
+          kind: 'message',
+          content: `You edited a message that already ran. It now says:\n${quote(truncate(post.text, 1500))}`,
+          buttons: [
+            { customId: customId(ACTION_IDS.rerun, post.messageId), label: 'Run the edited version', style: 'primary' },
+          ],
+        },
+      ];
     case 'chart':
       return [
         {

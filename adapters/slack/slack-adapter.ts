@@ -7,13 +7,23 @@
  */
 import { App, LogLevel } from '@slack/bolt';
 import type { Logger } from '../../src/logger.js';
-import type { ChatAdapter, Inbound, MessageRef, Post, ThreadKey } from '../../src/ports/chat.js';
+import type {
+  ChannelKey,
+  ChatAdapter,
+  Inbound,
+  MessageRef,
+  Post,
+  TallyDirectory,
+  ThreadKey,
+} from '../../src/ports/chat.js';
 import { ChannelQueue } from '../common/channel-queue.js';
 import { type PostMemory, RememberedPosts } from '../common/remembered-posts.js';
 import { registerSlackListeners } from './slack-listeners.js';
+import { toMrkdwn } from './slack-mrkdwn.js';
 import { type Remembered, renderForSlack, type SlackOp } from './slack-render.js';
 import { SlackStatus } from './slack-status.js';
-import { parseSlackThreadKey, type SlackThread } from './slack-thread-key.js';
+import { parseSlackThreadKey, type SlackThread, slackThreadKey } from './slack-thread-key.js';
+import { SlackTurns } from './slack-turns.js';
 
 export interface SlackAdapterOptions {
   /** Bot token (`xoxb-…`). */
@@ -36,10 +46,14 @@ export interface SlackAdapterOptions {
   minIntervalMs?: number;
   /** Coalesces status changes of a thread to at most one per this. Default 1000 ms. */
   statusIntervalMs?: number;
+  /** Least time between two calls to one streamed message (`chat.appendStream`). Default 400 ms. */
+  streamIntervalMs?: number;
   /** Web API retries on 429 and network errors. Default 5. */
   retries?: number;
   /** Keeps what review and approval posts are, so reactions and Edit work after a restart. */
   memory?: PostMemory;
+  /** A person's sessions, starter prompts and default settings (home surfaces, autocomplete). */
+  directory?: TallyDirectory;
   logger: Logger;
 }
 
@@ -48,9 +62,12 @@ export class SlackAdapter implements ChatAdapter {
   private handler: ((inbound: Inbound) => Promise<void>) | undefined;
   private readonly queue: ChannelQueue;
   private readonly status: SlackStatus;
+  private readonly turns: SlackTurns;
   private readonly threads = new Set<ThreadKey>();
   private readonly posted: RememberedPosts<Remembered & { threadKey: string }>;
   private botUserId = '';
+  /** `auth.test`'s `url` (`https://<team>.slack.com/`), for links to threads. */
+  private workspaceUrl = '';
   private server: { address(): unknown } | undefined;
 
   constructor(private readonly options: SlackAdapterOptions) {
@@ -80,6 +97,15 @@ export class SlackAdapter implements ChatAdapter {
     this.posted = new RememberedPosts('slack', options.memory);
     this.queue = new ChannelQueue({ minIntervalMs: options.minIntervalMs ?? 1000, isTransient });
     this.status = new SlackStatus(this.app.client, this.queue, options.statusIntervalMs ?? 1000, options.logger);
+    this.turns = new SlackTurns({
+      client: this.app.client,
+      queue: this.queue,
+      status: this.status,
+      postText: (threadKey, markdown) => this.postMessages(threadKey, { kind: 'text', markdown }),
+      ...(options.memory ? { memory: options.memory } : {}),
+      ...(options.streamIntervalMs !== undefined ? { intervalMs: options.streamIntervalMs } : {}),
+      logger: options.logger,
+    });
     registerSlackListeners({
       app: this.app,
       botToken: options.botToken,
@@ -102,6 +128,10 @@ export class SlackAdapter implements ChatAdapter {
       say: async (threadKey, text) => {
         await this.post(threadKey, { kind: 'text', markdown: text });
       },
+      postRoot: (channel, text) =>
+        this.queue.run(channel, async () => (await this.app.client.chat.postMessage({ channel, text })).ts ?? ''),
+      directory: options.directory,
+      workspaceUrl: () => this.workspaceUrl,
       logError: (error, message) => options.logger.error({ err: error }, message),
     });
   }
@@ -113,6 +143,7 @@ export class SlackAdapter implements ChatAdapter {
   async start(): Promise<void> {
     const auth = await this.app.client.auth.test();
     this.botUserId = String(auth.user_id ?? '');
+    this.workspaceUrl = String(auth.url ?? '');
     const started = this.options.appToken ? await this.app.start() : await this.app.start(this.options.port ?? 3000);
     this.server = started as { address(): unknown } | undefined;
   }
@@ -124,12 +155,25 @@ export class SlackAdapter implements ChatAdapter {
   }
 
   async stop(): Promise<void> {
+    await this.turns.close();
     await this.status.close();
     await this.queue.idle();
     await this.app.stop();
   }
 
+  /** A turn's progress and text go to its streamed message (`SlackTurns`); everything else is posted. */
   async post(threadKey: ThreadKey, post: Post): Promise<MessageRef> {
+    if (post.kind === 'progress' || post.kind === 'text') {
+      const shown = await this.turns.take(threadKey, post);
+      if (shown) {
+        if (post.kind === 'text') this.status.settled(parseSlackThreadKey(threadKey));
+        return shown;
+      }
+    }
+    return this.postMessages(threadKey, post);
+  }
+
+  private async postMessages(threadKey: ThreadKey, post: Post): Promise<MessageRef> {
     const thread = parseSlackThreadKey(threadKey);
     let ref: MessageRef = { threadKey, id: '' };
     for (const op of renderForSlack(post)) {
@@ -172,6 +216,24 @@ export class SlackAdapter implements ChatAdapter {
 
   async setStatus(threadKey: ThreadKey, text: string): Promise<void> {
     this.status.set(parseSlackThreadKey(threadKey), text);
+  }
+
+  /** A new message in the channel (`slack:<team>:<channel>`); its ts names the thread opened on it. */
+  async openThread(channel: ChannelKey, text: string): Promise<ThreadKey> {
+    const [, team = '', channelId = ''] = channel.split(':');
+    // Replies name the thread by the workspace events come from: a key with another team would never match.
+    const installed = (await this.app.client.auth.test()).team_id;
+    if (installed && installed !== team) {
+      throw new Error(`${channel} names workspace ${team}, but tally's Slack app is installed in ${installed}`);
+    }
+    const ts = await this.queue.run(
+      channelId,
+      async () => (await this.app.client.chat.postMessage({ channel: channelId, text: toMrkdwn(text) })).ts,
+    );
+    if (!ts) throw new Error(`Slack returned no message for ${channel}`);
+    const threadKey = slackThreadKey({ team, channel: channelId, threadTs: ts });
+    this.threads.add(threadKey);
+    return threadKey;
   }
 
   private async carryOut(thread: SlackThread, op: Exclude<SlackOp, { kind: 'status' }>): Promise<string | undefined> {

@@ -1,11 +1,17 @@
 /**
  * Slack events into platform-neutral inbound messages: a mention starts (or continues) a thread,
- * replies in threads tally is part of continue it, DMs work too; buttons, reactions on review posts
- * and modal submissions become actions. Everyone outside the allowed channels and users gets an
- * ephemeral explanation and nothing else happens.
+ * replies in threads tally is part of continue it, DMs and assistant threads work too, and a
+ * person's edit of a message there arrives as an edit; buttons, reactions on review posts and modal
+ * submissions become actions. Assistant threads, App Home and `/tally` register from their own
+ * files. Everyone outside the allowed channels and users gets an ephemeral explanation and nothing
+ * else happens.
  */
 import type { App } from '@slack/bolt';
-import { ACTION_IDS, type Inbound, type SharedFile } from '../../src/ports/chat.js';
+import { ACTION_IDS, type Inbound, type SharedFile, type TallyDirectory } from '../../src/ports/chat.js';
+import { registerAssistant, titleAssistantThread } from './slack-assistant.js';
+import { registerTallyCommand } from './slack-command.js';
+import { type MessageChangedEvent, parseEdit } from './slack-edits.js';
+import { registerHomeTab, threadLink } from './slack-home.js';
 import {
   EDIT_VIEW,
   editModal,
@@ -33,6 +39,12 @@ export interface SlackListenerContext {
   refuse: (channel: string, user: string, threadTs: string | undefined) => Promise<void>;
   acknowledge: (channel: string, ts: string) => Promise<void>;
   say: (threadKey: string, text: string) => Promise<void>;
+  /** Posts a new top-level message in a channel (a `/tally` session's root); resolves with its ts. */
+  postRoot: (channel: string, text: string) => Promise<string>;
+  /** A person's sessions, starter prompts and default settings (App Home, `/tally`, assistant threads). */
+  directory: TallyDirectory | undefined;
+  /** The workspace URL `auth.test` gave (`https://<team>.slack.com/`), for links to threads. */
+  workspaceUrl: () => string;
   logError: (error: unknown, message: string) => void;
 }
 
@@ -75,11 +87,12 @@ export function registerSlackListeners(context: SlackListenerContext): void {
       },
     }));
 
-  const incoming = async (team: string, event: MessageEvent, threadTs: string) => {
+  /** Hands a message to tally; false when the person or channel is not allowed. */
+  const incoming = async (team: string, event: MessageEvent, threadTs: string): Promise<boolean> => {
     const user = event.user ?? '';
     if (!context.allowed(event.channel, user)) {
       await context.refuse(event.channel, user, threadTs);
-      return;
+      return false;
     }
     const threadKey = slackThreadKey({ team, channel: event.channel, threadTs });
     context.markThread(threadKey);
@@ -90,7 +103,25 @@ export function registerSlackListeners(context: SlackListenerContext): void {
       user: { id: user },
       text: strip(event.text),
       receivedAt: Date.now(),
+      messageId: event.ts,
       ...(shared.length > 0 ? { files: shared } : {}),
+    });
+    return true;
+  };
+
+  /** A person changed a message in a thread tally is in: the inbox runs the new text or offers a rerun. */
+  const edited = async (team: string, event: MessageChangedEvent) => {
+    const edit = parseEdit(event, context.botUserId());
+    if (!edit || !context.allowed(edit.channel, edit.user)) return;
+    const threadKey = slackThreadKey({ team, channel: edit.channel, threadTs: edit.threadTs });
+    if (!(await context.isKnownThread(threadKey))) return;
+    context.deliver({
+      threadKey,
+      user: { id: edit.user },
+      text: strip(edit.text),
+      receivedAt: Date.now(),
+      messageId: edit.messageId,
+      edited: true,
     });
   };
 
@@ -101,11 +132,23 @@ export function registerSlackListeners(context: SlackListenerContext): void {
 
   app.event('message', async ({ event, context: bolt }) => {
     const message = event as unknown as MessageEvent;
+    const team = bolt.teamId ?? '';
+    if (message.subtype === 'message_changed') {
+      await edited(team, event as unknown as MessageChangedEvent);
+      return;
+    }
     if (message.bot_id || (message.subtype !== undefined && message.subtype !== 'file_share')) return;
     if (mentionPattern().test(message.text ?? '')) return; // the app_mention event carries it
-    const team = bolt.teamId ?? '';
     if (message.channel_type === 'im') {
-      await incoming(team, message, message.thread_ts ?? message.ts);
+      // An assistant thread (split view or DM) is a thread tally has not seen until its first message.
+      const threadTs = message.thread_ts;
+      const first =
+        threadTs !== undefined &&
+        !(await context.isKnownThread(slackThreadKey({ team, channel: message.channel, threadTs })));
+      const delivered = await incoming(team, message, threadTs ?? message.ts);
+      if (delivered && first) {
+        await titleAssistantThread(app, { channel: message.channel, threadTs }, strip(message.text), context.logError);
+      }
       return;
     }
     if (!message.thread_ts) return;
@@ -128,7 +171,7 @@ export function registerSlackListeners(context: SlackListenerContext): void {
     });
   });
 
-  app.action(/^(review|approval|question)\./, async ({ ack, body, action, client }) => {
+  app.action(/^(review|approval|question|edit)\./, async ({ ack, body, action, client }) => {
     await ack();
     const click = body as unknown as {
       user: { id: string };
@@ -200,6 +243,32 @@ export function registerSlackListeners(context: SlackListenerContext): void {
     });
   onSubmit(REVISE_VIEW, 'feedback', 'Say what should change.', ACTION_IDS.revise);
   onSubmit(EDIT_VIEW, 'code', 'Give the code to run, or Skip the cell instead.', ACTION_IDS.edit);
+
+  registerAssistant({
+    app,
+    directory: context.directory,
+    allowed: context.allowed,
+    refuse: context.refuse,
+    say: context.say,
+    logError: context.logError,
+  });
+  registerHomeTab({
+    app,
+    directory: context.directory,
+    workspaceUrl: context.workspaceUrl,
+    logError: context.logError,
+  });
+  registerTallyCommand({
+    app,
+    directory: context.directory,
+    allowed: context.allowed,
+    refuse: context.refuse,
+    postRoot: context.postRoot,
+    markThread: context.markThread,
+    deliver: context.deliver,
+    link: (threadKey) => threadLink(context.workspaceUrl(), threadKey),
+    logError: context.logError,
+  });
 
   app.error(async (error) => {
     context.logError(error, 'slack listener failed');

@@ -70,6 +70,29 @@ export function renderForSlack(post: Post): SlackOp[] {
       return [{ kind: 'message', text: `:warning: ${toMrkdwn(post.text)}`.slice(0, SECTION_CHARS) }];
     case 'notice':
       return [{ kind: 'ephemeral', user: post.userId, text: post.text }];
+    case 'progress':
+      return [];
+    case 'rerun': {
+      const quoted = truncate(post.text, SECTION_CHARS - 200)
+        .split('\n')
+        .map((line) => `> ${line}`)
+        .join('\n');
+      const text = `You edited a message that already ran. Run the edited version?\n${quoted}`;
+      return [
+        {
+          kind: 'message',
+          text,
+          blocks: [
+            section(text),
+            {
+              type: 'actions',
+              block_id: 'rerun',
+              elements: [button('Run the edited version', ACTION_IDS.rerun, post.messageId.slice(0, 2000), 'primary')],
+            },
+          ],
+        },
+      ];
+    }
     case 'chart':
       return [
         {

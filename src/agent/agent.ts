@@ -12,7 +12,6 @@ import { type ApprovalDecision, type ApprovalMode, gated, runHeldCall } from './
 import { reviewed } from './code-review.js';
 import { fitToBudget } from './context-budget.js';
 import { answerText, type Conversation, type PendingQuestion } from './conversation.js';
-import { describeCall } from './describe-call.js';
 import { finishTurn, type TurnOutcome } from './finish-turn.js';
 import { rankPlaybooksFor } from './playbook-ranking.js';
 import { formatPlaybookForPrompt, type Playbook } from './playbooks.js';
@@ -25,6 +24,7 @@ import type { AgentTool, ToolContext, Workbench } from './tool.js';
 import { describeTable, listTables, loadDataframe, runSql } from './tools/database-tools.js';
 import { askUser, draftSection, runPython } from './tools/kernel-tools.js';
 import { triage } from './triage.js';
+import { planSteps, TurnProgressTracker } from './turn-progress.js';
 
 export interface AgentOptions {
   llm: LlmClient;
@@ -51,6 +51,8 @@ export interface AgentOptions {
 
 export interface TurnRequest {
   text: string;
+  /** Who sent the message (the turn's progress is addressed to them). */
+  userId: string;
   conversation: Conversation;
   /** The thread's settings, with `approve` resolved (the thread's, or its channel's default). */
   settings: AgentSettings & { approve: ApprovalMode };
@@ -69,6 +71,9 @@ export interface TurnRequest {
   signal: AbortSignal;
 }
 
+/** How the thread is told a request is out of scope (triage found the data cannot answer it). */
+export const OUT_OF_SCOPE_TEXT = "I can't answer that from the data I have";
+
 export type Resume =
   | { kind: 'review'; result: string }
   | ({ kind: 'approval' } & ApprovalDecision)
@@ -77,6 +82,11 @@ export type Resume =
 export class Agent {
   constructor(private readonly options: AgentOptions) {}
 
+  /** The playbooks the agent follows. */
+  get playbooks(): Playbook[] {
+    return this.options.playbooks ?? [];
+  }
+
   /** Follows a playbook from now on (one saved from an accepted report), replacing one of the same file name. */
   addPlaybook(playbook: Playbook): void {
     const others = (this.options.playbooks ?? []).filter((candidate) => candidate.file !== playbook.file);
@@ -84,6 +94,21 @@ export class Agent {
   }
 
   async runTurn(request: TurnRequest): Promise<TurnOutcome> {
+    const progress = new TurnProgressTracker(request.emit, request.userId, request.conversation.plan?.steps);
+    try {
+      const outcome = await this.work(request, progress);
+      await progress.end(outcome === 'asked' ? 'paused' : outcome === 'answered' ? 'answered' : 'failed');
+      return outcome;
+    } catch (error) {
+      await progress.end('failed').catch(() => {});
+      throw error;
+    } finally {
+      const { plan } = request.conversation;
+      if (plan) plan.steps = progress.plan;
+    }
+  }
+
+  private async work(request: TurnRequest, progress: TurnProgressTracker): Promise<TurnOutcome> {
     const { conversation, settings, emit } = request;
     const schema = await summariseSchema(this.options.databases);
     const context: ToolContext = {
@@ -97,7 +122,7 @@ export class Agent {
     };
     const pending = conversation.pending;
     delete conversation.pending;
-    let plan = '';
+    let plan = conversation.plan?.text ?? '';
     let playbook = this.playbook(conversation.playbook);
     if (request.resume?.kind === 'continue' && conversation.inTurn) {
       plan = conversation.inTurn.plan;
@@ -109,6 +134,11 @@ export class Agent {
       const opened = await this.open(request, pending, schema);
       if (typeof opened === 'string') return opened;
       ({ plan, playbook } = opened);
+      if (plan) conversation.plan = { text: plan, steps: [] };
+      else delete conversation.plan;
+      // The plan opens the turn's progress; the playbook notice then belongs to it (one streamed message).
+      await progress.setPlan(planSteps(plan));
+      if (opened.notice) await emit({ kind: 'text', markdown: opened.notice });
     }
     conversation.inTurn = { plan };
     await request.checkpoint?.();
@@ -124,7 +154,9 @@ export class Agent {
       llm: this.options.llm,
       system: renderPrompt(this.options.prompts.act.template, {
         schema,
-        plan: plan ? `Plan to follow:\n${plan}` : '',
+        plan: plan
+          ? `Plan to follow (give each tool call the plan_step it works on, so the thread sees how far you are):\n${plan}`
+          : '',
         playbook,
         answer: this.options.prompts.answer.template,
         reasoning:
@@ -144,8 +176,15 @@ export class Agent {
         afterTokens(this.options.maxTokens ?? 400_000),
         afterMs(this.options.maxTurnMs ?? 20 * 60_000),
       ],
-      beforeToolCall: (call) => emit({ kind: 'status', text: describeCall(call) }),
+      planSteps: progress.plan.length,
+      onToolCalls: (calls) => progress.requested(calls),
+      beforeToolCall: async (call) => {
+        context.onRows = (rows) => void progress.rows(call, rows).catch(() => {});
+        await progress.started(call);
+      },
       onToolCall: async (call, outcome) => {
+        delete context.onRows;
+        await progress.finished(call, outcome);
         this.options.logger.debug({ tool: call.name, failed: outcome.failed ?? false }, 'tool call');
         await request.log({
           kind: 'tool_call',
@@ -169,7 +208,7 @@ export class Agent {
     request: TurnRequest,
     pending: Extract<PendingQuestion, { kind: 'triage' }> | undefined,
     schema: string,
-  ): Promise<TurnOutcome | { plan: string; playbook: string }> {
+  ): Promise<TurnOutcome | { plan: string; playbook: string; notice?: string }> {
     const { conversation, settings, emit } = request;
     let plan = '';
     const text = pending
@@ -203,30 +242,29 @@ export class Agent {
         const tables = this.options.databases.map((database) => database.name).join(', ');
         await emit({
           kind: 'text',
-          markdown: `I can't answer that from the data I have: ${decision.reason ?? 'it is not in these databases'}.\n\nWhat I can see (${tables}):\n${schema}`,
+          markdown: `${OUT_OF_SCOPE_TEXT}: ${decision.reason ?? 'it is not in these databases'}.\n\nWhat I can see (${tables}):\n${schema}`,
         });
         return 'out_of_scope';
       }
       multiStep = decision.multi_step ?? false;
     }
-    const playbook = await this.followPlaybook(text, conversation, emit, request.signal);
+    const { playbook, notice } = await this.followPlaybook(text, conversation, request.signal);
     if (settings.decompose === 'on' || (settings.decompose === 'auto' && multiStep)) {
       plan = await this.plan(text, schema, playbook, settings, request.signal);
-      await emit({ kind: 'text', markdown: `Plan:\n${plan}` });
+      await request.log({ kind: 'post', post: 'text', text: `Plan:\n${plan}` });
     }
     conversation.request = text;
     await request.log({ kind: 'request', text });
     conversation.messages.push({ role: 'user', content: text });
-    return { plan, playbook };
+    return { plan, playbook, ...(notice ? { notice } : {}) };
   }
 
-  /** Finds the playbook that fits the request, tells the thread, and returns it as prompt text ('' for none). */
+  /** Finds the playbook that fits the request: its prompt text ('' for none) and what to tell the thread. */
   private async followPlaybook(
     text: string,
     conversation: Conversation,
-    emit: TurnRequest['emit'],
     signal: AbortSignal,
-  ): Promise<string> {
+  ): Promise<{ playbook: string; notice?: string }> {
     const { embed } = this.options.llm;
     const [followed] = await rankPlaybooksFor(this.options.playbooks ?? [], text, {
       ...(embed ? { embed } : {}),
@@ -235,14 +273,13 @@ export class Agent {
     });
     if (!followed) {
       delete conversation.playbook;
-      return '';
+      return { playbook: '' };
     }
     conversation.playbook = followed.playbook.file;
-    await emit({
-      kind: 'text',
-      markdown: `Following playbook: ${followed.playbook.title} (${followed.playbook.file})`,
-    });
-    return this.playbook(followed.playbook.file);
+    return {
+      playbook: this.playbook(followed.playbook.file),
+      notice: `Following playbook: ${followed.playbook.title} (${followed.playbook.file})`,
+    };
   }
 
   /** The result of the call a paused turn waited on: the answer, the review decision, or the approved cell's run. */

@@ -1,4 +1,5 @@
 /** What the agent remembers of a thread between turns; stored with the session. */
+import type { TaskStatus } from '../ports/chat.js';
 import type { ChatMessage } from '../ports/llm.js';
 import type { Cell, Figure } from '../report/report.js';
 import type { Pause } from './tool.js';
@@ -28,6 +29,8 @@ export interface Conversation {
    * follows: a turn interrupted by a crash or a shutdown goes on from here instead of starting over.
    */
   inTurn?: { plan: string };
+  /** The plan of the current request and how far it got, kept across pauses (review, questions). */
+  plan?: { text: string; steps: Array<{ title: string; status: TaskStatus }> };
 }
 
 export const emptyConversation = (): Conversation => ({ messages: [], work: { cells: [], figures: [] } });

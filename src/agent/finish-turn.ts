@@ -4,8 +4,8 @@
  */
 import type { Post } from '../ports/chat.js';
 import type { Conversation } from './conversation.js';
-import { firstLine } from './describe-call.js';
 import type { ToolLoopResult } from './run-tool-loop.js';
+import { failureLine } from './task-title.js';
 
 export type TurnOutcome = 'answered' | 'asked' | 'out_of_scope' | 'gave_up' | 'stopped';
 
@@ -39,7 +39,7 @@ export async function finishTurn(
     return 'asked';
   }
   if (result.reason === 'repair_limit') {
-    const tried = result.failures.map((failure, index) => `${index + 1}. ${firstLine(failure)}`).join('\n');
+    const tried = result.failures.map((failure, index) => `${index + 1}. ${failureLine(failure)}`).join('\n');
     await emit({
       kind: 'error',
       text: `I gave up on this step after ${result.failures.length} failed attempts. What I tried and how it failed:\n${tried}\n\nThe variables from earlier steps are still there; tell me how to proceed or rephrase the request.`,

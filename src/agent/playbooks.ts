@@ -14,6 +14,8 @@ export const PLAYBOOK_SECTIONS = ['Requirements', 'Specs', 'Hints', 'Example cod
 export type PlaybookSection = (typeof PLAYBOOK_SECTIONS)[number];
 
 const FRONT_MATTER_KEYS = ['title', 'tags', 'when'] as const;
+/** Optional front matter: a question the playbook answers, offered as a starter prompt. */
+const OPTIONAL_KEYS = ['ask'] as const;
 
 export interface Playbook {
   /** File name inside the playbooks folder, e.g. `churn-drivers.md`. */
@@ -22,6 +24,8 @@ export interface Playbook {
   tags: string[];
   /** One line: when to follow this playbook. */
   when: string;
+  /** A question the playbook answers, offered as a starter prompt (Slack's suggested prompts). */
+  ask?: string;
   /** Everything after the front matter. */
   body: string;
   /** The text of each section, without its heading. */
@@ -65,9 +69,10 @@ export async function loadPlaybooks(folder = PLAYBOOKS_DIR): Promise<Playbook[]>
 
 export function parsePlaybook(path: string, text: string): Playbook {
   const { fields, body } = splitFrontMatter(path, text);
-  const unknown = Object.keys(fields).find((key) => !(FRONT_MATTER_KEYS as readonly string[]).includes(key));
+  const known: readonly string[] = [...FRONT_MATTER_KEYS, ...OPTIONAL_KEYS];
+  const unknown = Object.keys(fields).find((key) => !known.includes(key));
   if (unknown) {
-    throw new PromptFileError(path, `unknown front matter key '${unknown}' (allowed: ${FRONT_MATTER_KEYS.join(', ')})`);
+    throw new PromptFileError(path, `unknown front matter key '${unknown}' (allowed: ${known.join(', ')})`);
   }
   const missing = FRONT_MATTER_KEYS.filter((key) => !fields[key]);
   if (missing.length > 0) throw new PromptFileError(path, `front matter needs ${missing.join(', ')}`);
@@ -79,6 +84,7 @@ export function parsePlaybook(path: string, text: string): Playbook {
       .map((tag) => tag.trim())
       .filter((tag) => tag !== ''),
     when: fields.when ?? '',
+    ...(fields.ask ? { ask: fields.ask } : {}),
     body,
     sections: parseSections(path, body),
   };

@@ -3,7 +3,7 @@
  * answers or a stop condition holds. The model's mistakes (unknown tool, bad arguments, failing code,
  * rejected SQL) go back to it as tool results; only broken infrastructure throws.
  */
-import type { ChatMessage, CompletionParams, LlmClient, ToolCall } from '../ports/llm.js';
+import type { ChatMessage, CompletionParams, LlmClient, ToolCall, ToolSpec } from '../ports/llm.js';
 import { firstStop, type LoopState, type StopCondition, type StopReason } from './stop-conditions.js';
 import type { AgentTool, Pause, ToolContext, ToolOutcome } from './tool.js';
 import { parseToolArguments, toolSpec } from './tool-schema.js';
@@ -17,12 +17,16 @@ export interface ToolLoopOptions {
   context: ToolContext;
   params: CompletionParams;
   stopWhen: StopCondition[];
+  /** Told about the calls of each model reply before any of them runs. */
+  onToolCalls?: (calls: ToolCall[]) => Promise<void> | void;
   /** Told before every tool call (status lines). */
   beforeToolCall?: (call: ToolCall) => Promise<void> | void;
   /** Told about every tool call and its outcome (logging). */
   onToolCall?: (call: ToolCall, outcome: ToolOutcome) => Promise<void> | void;
   /** Saves the conversation after every model reply and tool result, so an interrupted turn can go on. */
   checkpoint?: () => Promise<void>;
+  /** The turn follows a plan of this many steps: every tool takes an optional `plan_step`. */
+  planSteps?: number;
 }
 
 export type ToolLoopResult =
@@ -37,7 +41,9 @@ const REPAIRABLE = new Set(['run_python', 'run_sql', 'load_dataframe']);
 export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopResult> {
   const { llm, messages, context } = options;
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
-  const specs = options.tools.map((tool) => toolSpec(tool.name, tool.description, tool.schema));
+  const specs = options.tools.map((tool) =>
+    withPlanStep(toolSpec(tool.name, tool.description, tool.schema), options.planSteps),
+  );
   const state: LoopState = {
     steps: 0,
     tokens: 0,
@@ -62,6 +68,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     await options.checkpoint?.();
     if (completion.toolCalls.length === 0) return { reason: 'answered', text: completion.message.content ?? '', state };
     state.lastTools = completion.toolCalls.map((call) => call.name);
+    await options.onToolCalls?.(completion.toolCalls);
     for (const call of completion.toolCalls) {
       await options.beforeToolCall?.(call);
       const outcome = await runCall(byName, call, context);
@@ -87,6 +94,27 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
   } while (reason === undefined);
   if (reason === 'asked' && paused) return { reason: 'asked', ...paused, state };
   return { reason: reason === 'asked' ? 'step_limit' : reason, state, failures };
+}
+
+/** Adds `plan_step` to a tool's parameters when the turn follows a plan (the progress shows the step). */
+function withPlanStep(spec: ToolSpec, steps: number | undefined): ToolSpec {
+  if (!steps) return spec;
+  const parameters = spec.parameters as { properties?: Record<string, unknown> };
+  return {
+    ...spec,
+    parameters: {
+      ...spec.parameters,
+      properties: {
+        ...parameters.properties,
+        plan_step: {
+          type: 'integer',
+          minimum: 1,
+          maximum: steps,
+          description: 'The step of the plan this call works on.',
+        },
+      },
+    },
+  };
 }
 
 async function runCall(byName: Map<string, AgentTool>, call: ToolCall, context: ToolContext): Promise<ToolOutcome> {

@@ -18,6 +18,8 @@ export interface ToolContext {
   author: Author;
   /** Keeps what rebuilt the kernel's state, so a new kernel can be brought back to it. */
   record: (entry: KernelJournalEntry) => Promise<void>;
+  /** Told the rows an extraction has received so far (the turn's progress shows them). */
+  onRows?: (rows: number) => void;
 }
 
 /** A cell as a tool reports it; author, figures and time are filled in by the workbench. */

@@ -3,7 +3,8 @@
  * (scripted-model-server.ts) standing in for the LLM. The script makes the calls a model would make for the
  * demo request, and the demo plays the reviewer (DEMO_REVIEW): the first section is sent back with
  * feedback, the revision and the next section are accepted, and the report is exported. Narratives
- * quote the numbers the tools returned, not numbers of their own.
+ * quote the numbers the tools returned, not numbers of their own. Calls name the plan step they work
+ * on (`plan_step`), as the prompt asks a model to, so the progress moves through the plan.
  */
 import { callTool, type ScriptContext, type ScriptStep, say } from './scripted-model-server.js';
 
@@ -71,20 +72,21 @@ export function demoScript(): ScriptStep[] {
     say(
       '1. Count the rows of the four train tables and compare them (section: data quality).\n2. Load contract and churn per customer.\n3. Compute churn by contract and chart it (section: drivers).',
     ),
-    callTool('list_tables', {}),
-    callTool('run_sql', { sql: COUNTS_SQL }),
+    callTool('list_tables', { plan_step: 1 }),
+    callTool('run_sql', { sql: COUNTS_SQL, plan_step: 1 }),
     (context) => {
       counts = last(context);
       return callTool('draft_section', {
         title: 'Table consistency',
         stage: 'data quality',
         markdown: consistency(''),
+        plan_step: 1,
       });
     },
     // The reviewer asks for the missing customers: the feedback is in the draft_section result.
     (context) =>
       last(context).includes('missing from the demographics')
-        ? callTool('run_sql', { sql: MISSING_SQL })
+        ? callTool('run_sql', { sql: MISSING_SQL, plan_step: 1 })
         : say('(the demo expected revision feedback about missing customers)'),
     (context) =>
       callTool('draft_section', {
@@ -92,9 +94,10 @@ export function demoScript(): ScriptStep[] {
         stage: 'data quality',
         revises: 's1',
         markdown: consistency(` Customers without demographics: ${oneRow(last(context))}.`),
+        plan_step: 1,
       }),
-    callTool('load_dataframe', { sql: CHURN_SQL, name: 'customers' }),
-    callTool('run_python', { code: CHURN_CODE }),
+    callTool('load_dataframe', { sql: CHURN_SQL, name: 'customers', plan_step: 2 }),
+    callTool('run_python', { code: CHURN_CODE, plan_step: 3 }),
     (context) => {
       const rates = [...numbers(last(context)).entries()]
         .filter(([name]) => name !== 'Contract')
@@ -104,6 +107,7 @@ export function demoScript(): ScriptStep[] {
         title: 'Churn by contract',
         stage: 'drivers',
         markdown: `Churn rate by contract type (train customers with a churn label):\n${rates}\n\nMonth-to-month customers churn far more than those on one- or two-year contracts.`,
+        plan_step: 3,
       });
     },
     say(

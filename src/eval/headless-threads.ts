@@ -50,5 +50,9 @@ export function postText(post: Post): string {
       return `[file ${post.name}]`;
     case 'notice':
       return `[notice] ${post.text}`;
+    case 'progress':
+      return `[progress ${post.progress.state}] ${post.progress.tasks.map((task) => `${task.title}: ${task.status}`).join('; ')}`;
+    case 'rerun':
+      return `[rerun offered] ${post.text}`;
   }
 }

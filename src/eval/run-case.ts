@@ -7,11 +7,12 @@
 import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { OUT_OF_SCOPE_TEXT } from '../agent/agent.js';
 import type { Inbound, Post, SharedFile, ThreadKey } from '../ports/chat.js';
 import type { Store } from '../ports/store.js';
 import { ReportBook } from '../report/report-book.js';
+import { driveThread } from '../sessions/drive-thread.js';
 import { type LogEntry, logKey } from '../sessions/session-log.js';
-import { type SessionRecord, sessionKey } from '../sessions/session-record.js';
 import type { CaseOutcome, EvalCase } from './eval-case.js';
 import { type HeadlessThreads, postText } from './headless-threads.js';
 
@@ -40,29 +41,31 @@ export async function runCase(evalCase: EvalCase, threadKey: ThreadKey, context:
   const answers = [...(evalCase.answers ?? [])];
   const reviews = [...(evalCase.reviews ?? [])];
   let timedOut = false;
-  const send = (text: string, files?: SharedFile[]) =>
-    context.handle({
-      threadKey,
-      user: { id: EVAL_USER },
-      text,
-      receivedAt: Date.now(),
-      ...(files?.length ? { files } : {}),
-    });
   const timer = setTimeout(() => {
     timedOut = true;
-    void send('stop');
+    void context.handle({ threadKey, user: { id: EVAL_USER }, text: 'stop', receivedAt: Date.now() });
   }, context.wallMs);
   try {
-    await send(evalCase.message, evalCase.files.map(sharedFile));
-    for (let round = 0; round < MAX_ROUNDS && !timedOut; round += 1) {
-      const waiting = (await context.store.get<SessionRecord>(sessionKey(threadKey)))?.conversation.pending;
-      if (!waiting) break;
-      if (waiting.kind === 'review') {
-        const step = reviews.shift() ?? 'accept';
-        await send(typeof step === 'string' ? step : `revise: ${step.revise}`);
-      } else if (waiting.kind === 'approval') await send('run');
-      else await send(answers.shift() ?? DEFAULT_ANSWER);
-    }
+    await driveThread(
+      { text: evalCase.message, files: evalCase.files.map(sharedFile) },
+      {
+        handle: context.handle,
+        store: context.store,
+        threadKey,
+        userId: EVAL_USER,
+        maxRounds: MAX_ROUNDS,
+        stopped: () => timedOut,
+        reply: (waiting) => {
+          if (waiting.kind === 'review') {
+            const step = reviews.shift() ?? 'accept';
+            return typeof step === 'string' ? step : `revise: ${step.revise}`;
+          }
+          if (waiting.kind === 'approval') return 'run';
+          if (waiting.kind === 'playbook') return undefined; // cases never save playbooks
+          return answers.shift() ?? DEFAULT_ANSWER;
+        },
+      },
+    );
   } finally {
     clearTimeout(timer);
   }
@@ -80,7 +83,6 @@ export async function runCase(evalCase: EvalCase, threadKey: ThreadKey, context:
 }
 
 const FOLLOWING = /^Following playbook: .* \(([^()]+)\)$/;
-const DECLINED = /^I can't answer that from the data I have/;
 
 async function outcomeOf(posts: Post[], store: Store, threadKey: ThreadKey): Promise<CaseOutcome> {
   const texts = posts.flatMap((post) => (post.kind === 'text' ? [post.markdown] : []));
@@ -91,7 +93,7 @@ async function outcomeOf(posts: Post[], store: Store, threadKey: ThreadKey): Pro
     sections: document.sections.map((section) => section.narrative),
     questions: posts.flatMap((post) => (post.kind === 'question' ? [post.text] : [])),
     ...(playbook ? { playbook } : {}),
-    declined: texts.some((text) => DECLINED.test(text)),
+    declined: texts.some((text) => text.startsWith(OUT_OF_SCOPE_TEXT)),
     transcript: posts.map(postText).join('\n\n'),
   };
 }

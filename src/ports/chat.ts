@@ -9,6 +9,12 @@
  */
 export type ThreadKey = string;
 
+/**
+ * Names a channel threads can be opened in: `slack:<team>:<channel>`, `discord:<guild>:<channel>`
+ * (a thread key without its thread part).
+ */
+export type ChannelKey = string;
+
 export interface ChatUser {
   id: string;
   name?: string;
@@ -26,6 +32,10 @@ export interface Inbound {
   /** Files the person shared with the message; downloaded only if accepted. */
   files?: SharedFile[];
   receivedAt: number;
+  /** The platform's id of the person's message, when it is one; edits refer to it. */
+  messageId?: string;
+  /** An edit: the person changed their message `messageId`, which now says `text`. */
+  edited?: boolean;
 }
 
 export interface SharedFile {
@@ -70,7 +80,47 @@ export type Post =
   /** A file for the thread (report exports); `name` may hold a folder, e.g. `figures/s1-1.png`. */
   | { kind: 'file'; name: string; mime: string; content: Buffer; title?: string }
   /** For one person only (ephemeral where the platform has it), e.g. a polite refusal. */
-  | { kind: 'notice'; userId: string; text: string };
+  | { kind: 'notice'; userId: string; text: string }
+  /**
+   * The work of the running turn as it stands, posted again whenever it changes: adapters show it
+   * live (a streamed message with plan and task cards, an edited progress message, a console block)
+   * and stop showing it when `state` is no longer `running`. Text posts of a running turn belong to it.
+   */
+  | { kind: 'progress'; progress: TurnProgress }
+  /** The person edited a message that had already run: offer to run the edited text (Run again). */
+  | { kind: 'rerun'; messageId: string; text: string };
+
+export type TaskStatus = 'pending' | 'in_progress' | 'complete' | 'error';
+
+/** A turn's plan and tool calls, each with its status. */
+export interface TurnProgress {
+  /** Unique per turn: a new id is a new progress display. */
+  turnId: string;
+  /** Who asked (streams in Slack channels are addressed to them). */
+  userId: string;
+  startedAt: number;
+  /** `done`: answered, or waiting for a person (question, review, approval); `failed`: stopped on an error. */
+  state: 'running' | 'done' | 'failed';
+  /** The plan's steps, when the turn made one. */
+  plan: Array<{ title: string; status: TaskStatus }>;
+  /** The tool calls, in the order the model made them. */
+  tasks: ProgressTask[];
+}
+
+export interface ProgressTask {
+  id: string;
+  /** Short and human: "Count rows per table", "Load customers (5,634 rows)", "Run Python". */
+  title: string;
+  status: TaskStatus;
+  /** One short line: rows returned, the error's last line, "repaired". */
+  output?: string;
+  /** The code or SQL, shortened to one line. */
+  details?: string;
+  startedAt?: number;
+  endedAt?: number;
+  /** An extraction's rows so far, and the rows expected when known. */
+  rows?: { received: number; expected?: number };
+}
 
 export type ReviewControl = 'accept' | 'revise' | 'discard';
 
@@ -87,11 +137,35 @@ export const ACTION_IDS = {
   edit: 'approval.edit',
   skip: 'approval.skip',
   choice: 'question.choice',
+  /** Run an edited message again; the value is the message id. */
+  rerun: 'edit.rerun',
 } as const;
 
 export interface MessageRef {
   threadKey: ThreadKey;
   id: string;
+}
+
+/** A thread tally worked in, as a person's session list shows it. */
+export interface SessionSummary {
+  threadKey: ThreadKey;
+  /** The first request of the thread. */
+  request: string;
+  status: 'working' | 'waiting for review' | 'waiting for an answer' | 'waiting for approval' | 'idle';
+  sectionsAccepted: number;
+  /** Report exports of the thread (file names), newest last. */
+  exports: string[];
+  updatedAt: number;
+}
+
+/** What adapters may show beyond a thread: a person's sessions, starter prompts, default settings. */
+export interface TallyDirectory {
+  /** The person's sessions, newest first. */
+  recentSessions(userId: string, limit: number): Promise<SessionSummary[]>;
+  /** Suggestions built from the configured databases and playbooks. */
+  starterPrompts(): Array<{ title: string; message: string }>;
+  /** The settings a new thread starts with, one line each (`name: value`). */
+  defaultSettings(): string[];
 }
 
 export interface ChatAdapter {
@@ -102,4 +176,9 @@ export interface ChatAdapter {
   post(threadKey: ThreadKey, post: Post): Promise<MessageRef>;
   update(ref: MessageRef, post: Post): Promise<void>;
   setStatus(threadKey: ThreadKey, text: string): Promise<void>;
+  /**
+   * Posts `text` as a new message in a channel and opens a thread on it, for work tally starts by
+   * itself (scheduled analyses). Resolves with the new thread's key; replies in it reach tally.
+   */
+  openThread?(channel: ChannelKey, text: string): Promise<ThreadKey>;
 }

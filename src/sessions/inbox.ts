@@ -46,6 +46,10 @@ const CURSOR = 'inbox:all-cursor';
 const listKey = (threadKey: ThreadKey) => `inbox:${threadKey}`;
 const doneKey = (threadKey: ThreadKey) => `inbox-done:${threadKey}`;
 const begunKey = (threadKey: ThreadKey) => `inbox-begun:${threadKey}`;
+const editKey = (threadKey: ThreadKey, index: number) => `inbox-edit:${threadKey}:${index}`;
+
+/** What became of an edit: it changed a message still waiting, or the message had run (or was running). */
+export type EditResult = 'queued' | 'ran' | 'unknown';
 
 export class Inbox {
   constructor(private readonly store: Store) {}
@@ -63,11 +67,13 @@ export class Inbox {
     return item;
   }
 
-  /** The thread's first unfinished message, if any. Call it holding the thread's lock. */
+  /** The thread's first unfinished message, if any (as last edited). Call it holding the thread's lock. */
   async next(threadKey: ThreadKey): Promise<NextMessage | undefined> {
     const index = await this.doneCount(threadKey);
     const [item] = await this.store.range<InboxItem>(listKey(threadKey), index, 1);
     if (!item) return undefined;
+    const edited = await this.store.get<string>(editKey(threadKey, index));
+    if (edited !== undefined) item.inbound.text = edited;
     const begun = await this.store.get<Begun>(begunKey(threadKey));
     const before = begun?.index === index ? begun : undefined;
     return {
@@ -76,6 +82,21 @@ export class Inbox {
       interrupted: before !== undefined && !before.deferred,
       attempts: before?.attempts ?? 0,
     };
+  }
+
+  /**
+   * The person edited their message `messageId`: while it waits its turn, the edit replaces its text
+   * (`queued`); once a turn began on it, it is `ran`. A message tally never received is `unknown`.
+   */
+  async edit(threadKey: ThreadKey, messageId: string, text: string): Promise<EditResult> {
+    const items = await this.store.range<InboxItem>(listKey(threadKey));
+    const index = items.findLastIndex((item) => item.inbound.messageId === messageId && !item.inbound.edited);
+    if (index < 0) return 'unknown';
+    const begun = await this.store.get<Begun>(begunKey(threadKey));
+    const started = begun !== undefined && begun.index >= index && !(begun.index === index && begun.deferred);
+    if (index < (await this.doneCount(threadKey)) || started) return 'ran';
+    await this.store.set(editKey(threadKey, index), text);
+    return 'queued';
   }
 
   /** A turn begins on the message. */

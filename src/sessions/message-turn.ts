@@ -20,6 +20,7 @@ import {
   type ReportCommandOptions,
 } from './report-commands.js';
 import { feedbackTarget, handleApproval, handleReview } from './review-desk.js';
+import { userSessionsKey } from './session-directory.js';
 import type { SessionKernels } from './session-kernel.js';
 import { postEvent, SESSIONS_LIST, SessionLog } from './session-log.js';
 import { newSession, type SessionRecord, sessionKey } from './session-record.js';
@@ -71,7 +72,10 @@ export class MessageTurns {
     const { threadKey } = inbound;
     const stored = await store.get<SessionRecord>(sessionKey(threadKey));
     const session = stored ?? newSession(threadKey, inbound.user.id, inbound.receivedAt);
-    if (!stored) await store.append(SESSIONS_LIST, threadKey);
+    if (!stored) {
+      await store.append(SESSIONS_LIST, threadKey);
+      await store.append(userSessionsKey(inbound.user.id), threadKey);
+    }
     session.conversation = { ...emptyConversation(), ...session.conversation };
     const log = new SessionLog(store, threadKey);
     const emit = async (post: Post) => {
@@ -109,6 +113,7 @@ export class MessageTurns {
       throw error;
     } finally {
       if (!stopping) delete session.conversation.inTurn;
+      session.updatedAt = Date.now();
       await store.set(sessionKey(threadKey), session);
     }
   }
@@ -167,6 +172,7 @@ export class MessageTurns {
       }
       return handleReview(thread, { kind: 'review', action: 'revise', ...target, feedback: inbound.text });
     }
+    session.request ??= inbound.text;
     return { kind: 'request', text: inbound.text };
   }
 
@@ -240,6 +246,7 @@ export class MessageTurns {
       const resume: Resume | undefined = handled.kind === 'resume' ? handled.resume : undefined;
       await this.options.agent.runTurn({
         text,
+        userId: inbound.user.id,
         conversation: session.conversation,
         settings: { ...session.settings, approve: session.settings.approve ?? this.options.approvalMode(threadKey) },
         kernel,

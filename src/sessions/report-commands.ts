@@ -35,13 +35,12 @@ export async function exportThreadReport(thread: ThreadContext, options: ReportC
   for (const file of files) {
     await thread.emit({ kind: 'file', name: file.path, mime: file.mime, content: file.content, title: document.title });
   }
+  const exported = files.map((file) => file.path).filter((path) => !path.includes('/'));
+  thread.session.exports = [...(thread.session.exports ?? []), ...exported];
   const titles = document.sections.map((section, index) => `${index + 1}. ${section.title}`).join('\n');
   await thread.emit({
     kind: 'text',
-    markdown: `Report exported with ${document.sections.length} accepted section(s):\n${titles}\n\nFiles: ${files
-      .map((file) => file.path)
-      .filter((path) => !path.includes('/'))
-      .join(', ')}`,
+    markdown: `Report exported with ${document.sections.length} accepted section(s):\n${titles}\n\nFiles: ${exported.join(', ')}`,
   });
   return DONE;
 }

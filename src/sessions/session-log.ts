@@ -51,7 +51,10 @@ export async function listSessions(store: Store): Promise<string[]> {
 export function postEvent(post: Post): LogEvent | undefined {
   switch (post.kind) {
     case 'status':
+    case 'progress':
       return undefined;
+    case 'rerun':
+      return { kind: 'post', post: post.kind, text: post.text };
     case 'text':
       return { kind: 'post', post: post.kind, text: post.markdown };
     case 'code':

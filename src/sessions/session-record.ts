@@ -12,6 +12,12 @@ export interface SessionRecord {
   conversation: Conversation;
   /** Revise was chosen without feedback: the next reply from a reviewer is the feedback for this section. */
   feedbackFor?: { section: string; version: number };
+  /** The thread's first request, as the person wrote it (their session list shows it). */
+  request?: string;
+  /** When a turn last ended in the thread. */
+  updatedAt?: number;
+  /** Report exports made in the thread (file names). */
+  exports?: string[];
   /** A playbook drafted from the accepted report, shown for review and not yet written. */
   playbookDraft?: { file: string; title: string; markdown: string };
 }

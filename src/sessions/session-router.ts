@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { AppError, KernelStartError, LockTimeoutError, SandboxEngineUnavailableError } from '../errors.js';
-import type { Inbound, ThreadKey } from '../ports/chat.js';
+import { ACTION_IDS, type Inbound, type ThreadKey } from '../ports/chat.js';
 import { type Metrics, NO_METRICS, type TurnEnd } from '../ports/metrics.js';
 import { Inbox, type NextMessage } from './inbox.js';
 import { type MessageTurnOptions, MessageTurns, TurnInterruptedError } from './message-turn.js';
@@ -27,6 +27,8 @@ const STOP = /^\s*(stop|cancel)\s*[.!]?\s*$/i;
 const THREAD_WAIT_MS = 6 * 60 * 60_000;
 /** A message whose turn was interrupted this often is given up on, so one bad message cannot loop. */
 const MAX_ATTEMPTS = 3;
+/** The text of an edit to a message that had run, kept for its Run again button. */
+const editedKey = (threadKey: ThreadKey, messageId: string) => `edited:${threadKey}:${messageId}`;
 
 export class SessionRouter {
   private readonly queues = new Map<ThreadKey, Promise<void>>();
@@ -52,7 +54,10 @@ export class SessionRouter {
   }
 
   /** Resolves when this message has been handled (after the messages before it in its thread). */
-  async handle(inbound: Inbound): Promise<void> {
+  async handle(received: Inbound): Promise<void> {
+    if (received.edited) return this.edited(received);
+    const inbound = await this.rerunOf(received);
+    if (!inbound) return;
     if (STOP.test(inbound.text) && !inbound.action) return this.stop(inbound.threadKey);
     const item = await this.inbox.add(inbound, randomUUID()).catch(async (error: unknown) => {
       await this.fail(inbound.threadKey, error);
@@ -66,6 +71,11 @@ export class SessionRouter {
     } finally {
       this.received.delete(item.id);
     }
+  }
+
+  /** Whether a turn is running in the thread in this process. */
+  isWorking(threadKey: ThreadKey): boolean {
+    return this.running.has(threadKey);
   }
 
   /** Waits for every queued turn. */
@@ -108,6 +118,36 @@ export class SessionRouter {
     clearTimeout(timer);
     for (const controller of this.running.values()) controller.abort(new TurnInterruptedError());
     await this.idle();
+  }
+
+  /**
+   * An edited message: if it still waits its turn it runs as edited; if it ran already, the thread
+   * is offered to run the edited text (Run again), which is kept until then.
+   */
+  private async edited(inbound: Inbound): Promise<void> {
+    const { threadKey, messageId } = inbound;
+    if (!messageId) return;
+    const result = await this.inbox.edit(threadKey, messageId, inbound.text);
+    if (result !== 'ran') return;
+    await this.options.store.set(editedKey(threadKey, messageId), inbound.text);
+    await this.options.post(threadKey, { kind: 'rerun', messageId, text: inbound.text });
+  }
+
+  /** A click on Run again becomes the edited message, once; anything else is itself. */
+  private async rerunOf(inbound: Inbound): Promise<Inbound | undefined> {
+    if (inbound.action?.id !== ACTION_IDS.rerun) return inbound;
+    const key = editedKey(inbound.threadKey, inbound.action.value);
+    const text = await this.options.store.get<string>(key);
+    if (text === undefined) {
+      await this.options.post(inbound.threadKey, {
+        kind: 'text',
+        markdown: 'That edit has already run, or I no longer have it: send it again to run it once more.',
+      });
+      return undefined;
+    }
+    await this.options.store.delete(key);
+    const { action: _, ...rest } = inbound;
+    return { ...rest, text };
   }
 
   private async stop(threadKey: ThreadKey): Promise<void> {
@@ -167,7 +207,9 @@ export class SessionRouter {
   }
 
   private async runOne(threadKey: ThreadKey, next: NextMessage): Promise<TurnEnd> {
-    const inbound = this.received.get(next.item.id) ?? restoredInbound(next);
+    const live = this.received.get(next.item.id);
+    // The inbox has the message as last edited.
+    const inbound = live ? { ...live, text: next.item.inbound.text } : restoredInbound(next);
     const controller = new AbortController();
     this.running.set(threadKey, controller);
     const ended = this.metrics.turnStarted();

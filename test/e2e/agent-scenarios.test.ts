@@ -61,9 +61,11 @@ describe('the agent', () => {
     expect(answer).toContain('They disagree.');
     expect(fixture.server.chatRequests).toHaveLength(4); // triage + three act steps, no user input
     expect(postsOf(fixture.posts, 'question')).toHaveLength(0);
-    expect(postsOf(fixture.posts, 'status').map((post) => post.text)).toEqual([
-      'list_tables',
-      expect.stringMatching(/^run_sql: SELECT/),
+    const progress = postsOf(fixture.posts, 'progress').at(-1)?.progress;
+    expect(progress?.state).toBe('done');
+    expect(progress?.tasks.map((task) => [task.title, task.status])).toEqual([
+      ['List tables', 'complete'],
+      ['Count rows per table', 'complete'],
     ]);
   });
 

@@ -89,6 +89,13 @@ describe('tally on Discord', () => {
     expect(charts.map((chart) => chart.description)).toEqual(["Chart 'Two bars'"]);
     expect(find('Review s1 v1')?.content).toContain("Chart above: 'Two bars'");
     expect(fixture.discord.typing(threadId).length).toBeGreaterThan(0);
+    // The turn's progress message ends waiting for the review, showing both steps.
+    const progress = await fixture.discord.waitFor(() => find('**Waiting for you**'), 10_000);
+    expect(progress.content.split('\n').slice(1)).toEqual([
+      '**Steps**',
+      '✓ Run Python',
+      '✓ Draft section: Overview — waiting for you',
+    ]);
   });
 
   it('lets a member of a reviewer role accept, and goes on', async () => {

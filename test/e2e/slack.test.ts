@@ -88,7 +88,7 @@ afterAll(async () => {
 });
 
 describe('tally on Slack', () => {
-  it('answers a mention in its thread: acknowledgement, status, a chart uploaded, a section for review', async () => {
+  it('answers a mention in its thread: acknowledgement, its work streamed, a chart uploaded, a section for review', async () => {
     threadTs = await fixture.slack.mention({
       user: ANN,
       channel: ALLOWED_CHANNEL,
@@ -96,8 +96,24 @@ describe('tally on Slack', () => {
     });
     await fixture.slack.waitFor(() => reviewMessage('Churn by contract'), 60_000);
     expect(fixture.slack.reactions(ALLOWED_CHANNEL, threadTs).map((reaction) => reaction.name)).toContain('eyes');
-    const statuses = fixture.slack.callsTo('assistant.threads.setStatus');
-    expect(statuses.some((call) => call.args.thread_ts === threadTs)).toBe(true);
+    // The turn's work shows in one streamed message addressed to Ann, stopped when it paused for review.
+    const stream = await fixture.slack.waitFor(
+      () => fixture.slack.streams(ALLOWED_CHANNEL, threadTs).find((candidate) => candidate.state === 'stopped'),
+      60_000,
+    );
+    expect(stream).toMatchObject({ displayMode: 'timeline', recipientUserId: ANN, recipientTeamId: 'T0TALLY' });
+    const cards = stream.chunks.filter(({ chunk }) => chunk.type === 'task_update').map(({ chunk }) => chunk);
+    const finalTitles = [...new Map(cards.map((card) => [card.id, card.title])).values()];
+    expect(finalTitles).toEqual([
+      expect.stringMatching(/^Load customers \([\d,]+ rows\)$/),
+      'Run Python',
+      'Draft section: Churn by contract',
+    ]);
+    expect(cards.filter((card) => card.title === 'Run Python').map((card) => card.status)).toEqual([
+      'pending',
+      'in_progress',
+      'complete',
+    ]);
     const charts = fixture.slack.files().filter((file) => file.threadTs === threadTs && file.mimetype === 'image/png');
     // Once: the review names the chart above instead of uploading it again.
     expect(charts.map((chart) => chart.title)).toEqual(['Churn rate by contract']);
@@ -107,6 +123,11 @@ describe('tally on Slack', () => {
     expect(charts[0]?.altText).toMatch(/^Chart 'Churn rate by contract'; y axis: Contract/);
     expect(charts[0]?.title).toBe('Churn rate by contract');
     expect(charts[0]?.bytes?.subarray(1, 4).toString()).toBe('PNG');
+    // The chart, posted while the turn worked, lands below the streamed message.
+    const chartMessage = botMessages().find((message) =>
+      message.files?.some((file) => file.title === charts[0]?.title),
+    );
+    expect(Number(chartMessage?.ts)).toBeGreaterThan(Number(stream.ts));
     expect(fixture.slack.callsTo('files.upload')).toHaveLength(0); // never the retired method
   });
 

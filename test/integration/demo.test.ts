@@ -37,6 +37,11 @@ describe('tally demo', () => {
     expect(stdout).toContain('No LLM_BASE_URL is set: a recorded script stands in for the model');
     expect(stdout).toContain(`building the demo database sqlite:${join(home, 'telco.db')}`);
     expect(stdout).toMatch(/Rows per train table: demographics 5352, services 5734, payments 5634, churn 5684/);
+    // The turn's progress as plain lines (stdout is a pipe): the plan once, its steps, each tool step.
+    expect(stdout.match(/^Plan:$/gm)).toHaveLength(1);
+    expect(stdout).toMatch(/^▸ Step 3 of 3: Compute churn by contract/m);
+    expect(stdout).toMatch(/^… Load customers\n✓ Load customers \(5,634 rows\) \(\d+\.?\d*s\)$/m);
+    expect(stdout).not.toContain(String.fromCharCode(27));
     const rate = (contract: string) => Number(new RegExp(`${contract}: (\\d+\\.\\d)%`).exec(stdout)?.[1]);
     expect(rate('Month-to-month')).toBeGreaterThan(rate('One year'));
     expect(rate('One year')).toBeGreaterThan(rate('Two year'));

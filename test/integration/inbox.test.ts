@@ -76,4 +76,20 @@ describe('the inbox', () => {
     );
     expect((await inbox.next('t1'))?.item.inbound.files).toEqual([{ name: 'a.csv', mime: 'text/csv', sizeBytes: 3 }]);
   });
+
+  it('runs a message edited while it waits as edited; an edit after its turn began is "ran"', async () => {
+    await inbox.add({ ...message('t1', 'count customers'), messageId: 'm1' }, 'a');
+    await inbox.add({ ...message('t1', 'chart churn by contract'), messageId: 'm2' }, 'b');
+    expect(await inbox.edit('t1', 'mX', 'never seen')).toBe('unknown');
+    const first = await inbox.next('t1');
+    if (!first) throw new Error('no message');
+    await inbox.begin('t1', first);
+    expect(await inbox.edit('t1', 'm1', 'count customers by region')).toBe('ran');
+    expect(await inbox.edit('t1', 'm2', 'chart churn by tenure band')).toBe('queued');
+    await inbox.finish('t1', first);
+    expect(await inbox.edit('t1', 'm1', 'again')).toBe('ran');
+    const second = await inbox.next('t1');
+    expect(second?.item.inbound.text).toBe('chart churn by tenure band');
+    expect(second?.item.id).toBe('b');
+  });
 });

@@ -61,7 +61,7 @@ export async function startDiscordTallyFixture(
       config,
       logger,
       llm: createLlmClient(config.llm, logger),
-      createAdapter: (known, memory) => discordAdapter(settings, logger, known, memory),
+      createAdapter: (context) => discordAdapter(settings, logger, context),
     });
     return {
       discord,

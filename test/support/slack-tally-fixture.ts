@@ -31,9 +31,15 @@ export interface SlackTallyFixture {
   close(): Promise<void>;
 }
 
+export interface SlackTallyFixtureOptions {
+  /** Least time between two calls to one streamed message; default the adapter's (400 ms). */
+  streamIntervalMs?: number;
+}
+
 export async function startSlackTallyFixture(
   script: ScriptStep[],
   env: Record<string, string> = {},
+  options: SlackTallyFixtureOptions = {},
 ): Promise<SlackTallyFixture> {
   const environment = await createTestEnvironment('slack');
   const server = await startScriptedModelServer({ script });
@@ -59,7 +65,7 @@ export async function startSlackTallyFixture(
       config,
       logger,
       llm: createLlmClient(config.llm, logger),
-      createAdapter: (known, memory) => slackAdapter(settings, logger, known, memory, 0),
+      createAdapter: (context) => slackAdapter(settings, logger, context, { minIntervalMs: 0, ...options }),
     });
     await slack.connected();
     return {

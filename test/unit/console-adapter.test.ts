@@ -66,11 +66,13 @@ describe('ConsoleAdapter', () => {
       alt: 'chart',
     });
     await adapter.setStatus('console:local:1', 'run_sql: SELECT 1');
+    await adapter.post('console:local:1', { kind: 'rerun', messageId: 'm1', text: 'How many customers?' });
     const text = output();
     expect(text).toContain('? Which measure?\n  1. rate\n  2. count');
     expect(text).toMatch(/Contract {8}n\n-{14} {2}-{4}\nMonth-to-month {2}3123\nNULL {12}1\n\(first 2 rows\)/);
     expect(text).toContain('```python\n1/0\n```\nerror:\nZeroDivisionError');
     expect(text).toContain('… run_sql: SELECT 1');
+    expect(text).toContain('You edited a message that already ran. Run the edited version? How many customers?\n');
     const chart = /\[chart\] Churn: (\S+)/.exec(text)?.[1] ?? '';
     expect((await readFile(chart)).toString()).toContain('PNG');
   });

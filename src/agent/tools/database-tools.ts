@@ -105,7 +105,10 @@ export const loadDataframe = defineTool({
     if (typeof db === 'string') return { content: db, failed: true };
     return modelFacing(async () => {
       const kernel = await context.kernel();
-      const provenance = await db.extract(sql, kernel, name, { signal: context.signal });
+      const provenance = await db.extract(sql, kernel, name, {
+        signal: context.signal,
+        ...(context.onRows ? { onProgress: ({ rows }) => context.onRows?.(rows) } : {}),
+      });
       await context.record({ kind: 'extract', database: db.name, sql, name });
       const dtypes = provenance.columns.map((column) => `${column.name}: ${column.dtype}`).join(', ');
       const content = `${name}: ${provenance.rows} rows loaded from ${db.name}. Columns: ${dtypes}`;

@@ -32,6 +32,23 @@ function checkCommand(command: Json, path: string): void {
   if (chatInput && (description.length < 1 || description.length > 100)) {
     throw errors.invalidFormBody(`${path}description`, 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.');
   }
+  const options = Array.isArray(command.options) ? (command.options as Json[]) : [];
+  for (const [index, option] of options.entries()) checkAutocomplete(option, `${path}options.${index}.`);
+}
+
+/** Autocomplete only on string, integer and number options, and never together with `choices`. */
+function checkAutocomplete(option: Json, path: string): void {
+  if (option.autocomplete !== true) return;
+  if (![3, 4, 10].includes(Number(option.type))) {
+    throw errors.invalidFormBody(`${path}autocomplete`, 'APPLICATION_COMMAND_OPTION_INVALID', 'Invalid option type');
+  }
+  if (Array.isArray(option.choices) && option.choices.length > 0) {
+    throw errors.invalidFormBody(
+      `${path}autocomplete`,
+      'APPLICATION_COMMAND_AUTOCOMPLETE_CHOICES',
+      'Autocomplete cannot be used together with choices',
+    );
+  }
 }
 
 /** A command as Discord returns it: the posted fields plus id, application_id, guild_id, version. */

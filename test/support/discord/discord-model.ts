@@ -99,7 +99,7 @@ export interface DiscordMessage {
 /** One thing the bot did with an interaction: its callback, or an edit, deletion or follow-up through its webhook. */
 export interface DiscordInteractionResponse {
   kind: 'callback' | 'edit' | 'delete' | 'follow-up';
-  /** The callback type (4 reply, 5 defer, 6 deferUpdate, 7 update, 9 modal); callbacks only. */
+  /** The callback type (4 reply, 5 defer, 6 deferUpdate, 7 update, 8 autocomplete result, 9 modal); callbacks only. */
   type?: number;
   body: unknown;
   status: number;
@@ -112,7 +112,7 @@ export interface DiscordInteractionResponse {
 export interface DiscordInteraction {
   id: string;
   token: string;
-  /** 2 application command, 3 message component, 5 modal submit. */
+  /** 2 application command, 3 message component, 4 autocomplete, 5 modal submit. */
   type: number;
   user: string;
   channelId: string;
@@ -128,6 +128,8 @@ export interface DiscordInteraction {
   originalMessageId?: string;
   /** The modal the bot opened in answer (callback type 9 `data`). */
   modal?: Json;
+  /** Autocomplete (type 4): the declared option being typed, which the choices must fit. */
+  focused?: Json;
   responses: DiscordInteractionResponse[];
 }
 

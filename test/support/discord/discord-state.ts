@@ -1,7 +1,7 @@
 /**
  * What the Discord stand-in remembers: one guild with its roles, members, text channels and
- * threads; messages (attachments, components, reactions), ephemeral replies, application commands,
- * interactions, typing indicators and every REST call. Plain data plus the few rules Discord applies
+ * threads; messages (attachments, components, reactions, edits), ephemeral replies, application
+ * commands, interactions, typing indicators and every REST call. Plain data plus the few rules Discord applies
  * to it (snowflake ids, one thread per message); the REST and gateway sides read and write it,
  * tests read it through `DiscordStandIn`.
  */
@@ -47,6 +47,8 @@ export class DiscordState {
   /** Commands by scope: `global` or a guild id. */
   readonly commands = new Map<string, Json[]>();
   readonly typing = new Map<string, number[]>();
+  /** Message id → its edits (by the bot or its author), oldest first: when, and the content after. */
+  readonly edits = new Map<string, Array<{ at: number; content: string }>>();
   readonly ephemerals: DiscordMessage[] = [];
   readonly calls: DiscordCall[] = [];
   readonly joinedAt = new Date().toISOString();
@@ -182,6 +184,14 @@ export class DiscordState {
   /** The channel's (or thread's) messages, oldest first. */
   channelMessages(channelId: string): DiscordMessage[] {
     return [...(this.messagesByChannel.get(channelId) ?? [])];
+  }
+
+  /** Notes that `message` was just edited (its content is the new one). */
+  recordEdit(message: DiscordMessage): void {
+    const edits = this.edits.get(message.id) ?? [];
+    edits.push({ at: Date.now(), content: message.content });
+    this.edits.set(message.id, edits);
+    this.changed();
   }
 
   /** Adds `userId`'s reaction; false when they already reacted with that emoji. */

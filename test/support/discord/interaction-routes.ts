@@ -1,10 +1,11 @@
 /**
  * Answering interactions: `POST /interactions/{id}/{token}/callback` (4 reply, 5 defer, 6 deferUpdate,
- * 7 update, 9 modal) and the interaction webhook `/webhooks/{app}/{token}` (`@original` edit, fetch,
+ * 7 update, 8 autocomplete result, 9 modal) and the interaction webhook `/webhooks/{app}/{token}` (`@original` edit, fetch,
  * delete; follow-ups). Discord's rules: one initial response, within `initialResponseMs` (3 s), else
  * 10062 Unknown interaction; a second one is 40060; a modal only as the initial response and not to a
  * modal submit; webhook calls work for `interactionTokenTtlMs` (15 min), then 50027 Invalid Webhook
- * Token. A deferred reply is a real "thinking…" message (flag LOADING, 128) that `@original` edits
+ * Token. An autocomplete interaction takes only type 8, with at most 25 fitting choices, and has no
+ * webhook. A deferred reply is a real "thinking…" message (flag LOADING, 128) that `@original` edits
  * turn into the answer; the first follow-up after a defer edits it too (documented backwards compat).
  */
 import { requireChannel } from './channel-routes.js';
@@ -14,10 +15,21 @@ import { applyMessageEdit, buildBotMessage } from './message-body.js';
 import { messageDeleteDispatch, messageDispatch, wireMessage, wireUser } from './payloads.js';
 import { bodyObject, type RestContext, type RouteDefinition, type RouteRequest } from './rest-context.js';
 import { errors, json, noContent, RestError, type RestReply } from './rest-reply.js';
+import { choiceProblem } from './user-autocomplete.js';
 
 const EPHEMERAL = 64;
 const LOADING = 128;
-const Callback = { Reply: 4, Defer: 5, DeferUpdate: 6, Update: 7, Modal: 9 } as const;
+const Callback = { Reply: 4, Defer: 5, DeferUpdate: 6, Update: 7, AutocompleteResult: 8, Modal: 9 } as const;
+const AUTOCOMPLETE = 4;
+
+/** An autocomplete interaction is answered with its choices (type 8) and nothing else. */
+function autocompleteResult(interaction: DiscordInteraction, type: number, data: Json): void {
+  if (interaction.type !== AUTOCOMPLETE || type !== Callback.AutocompleteResult) {
+    throw errors.invalidFormBody('type', 'INTERACTION_RESPONSE_TYPE_INVALID', `Invalid response type ${type}`);
+  }
+  const problem = choiceProblem(interaction.focused, data.choices);
+  if (problem) throw errors.invalidFormBody('data.choices', 'BASE_TYPE_BAD_LENGTH', problem);
+}
 
 /** The interaction's message fields: who triggered it, through which webhook. */
 function interactionFields(state: DiscordState, interaction: DiscordInteraction, flags: number): Json {
@@ -81,6 +93,11 @@ function callback(request: RouteRequest, context: RestContext): RestReply {
     if (interaction.initialResponse !== undefined) throw errors.alreadyAcknowledged();
     if (Date.now() - interaction.createdAt > limits.initialResponseMs) throw errors.unknownInteraction();
     const channelId = requireChannel(state, interaction.channelId).id;
+    if (interaction.type === AUTOCOMPLETE || type === Callback.AutocompleteResult) {
+      autocompleteResult(interaction, type, data);
+      interaction.initialResponse = type;
+      return { reply: noContent() };
+    }
     let message: DiscordMessage | undefined;
     const onComponent = interaction.messageId !== undefined;
     if (type === Callback.Reply || type === Callback.Defer) {
@@ -137,6 +154,7 @@ function webhookInteraction(request: RouteRequest, context: RestContext): Discor
   if (!interaction || Date.now() - interaction.createdAt > limits.interactionTokenTtlMs) {
     throw errors.invalidWebhookToken();
   }
+  if (interaction.type === AUTOCOMPLETE) throw errors.unknownWebhook();
   return interaction;
 }
 

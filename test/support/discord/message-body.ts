@@ -172,6 +172,6 @@ export function applyMessageEdit(
   }
   if (isEmpty(next)) throw errors.emptyMessage();
   Object.assign(message, next);
-  context.state.changed();
+  context.state.recordEdit(message);
   return message;
 }

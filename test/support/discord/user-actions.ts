@@ -1,7 +1,7 @@
 /**
  * People in the guild writing and reacting: each action changes the stand-in's state the way
  * Discord would and dispatches the gateway event the bot receives (MESSAGE_CREATE with the author's
- * `member` and roles, MESSAGE_REACTION_ADD). They resolve once the event was written to the socket;
+ * `member` and roles, MESSAGE_UPDATE for an edit, MESSAGE_REACTION_ADD). They resolve once the event was written to the socket;
  * to see what the bot did afterwards use `DiscordStandIn.waitFor`.
  */
 import { attachmentUrl } from './cdn.js';
@@ -115,6 +115,30 @@ export async function postUserMessage(context: UserActionContext, input: UserMes
   state.addMessage(message);
   await context.gateway.dispatch('MESSAGE_CREATE', messageDispatch(state, message));
   return message.id;
+}
+
+/**
+ * A user edits their own message: new content, mentions and `edited_timestamp`, then MESSAGE_UPDATE
+ * with the whole message (as Discord sends it now). Only the author can edit, as in Discord's client.
+ */
+export async function editUserMessage(
+  context: UserActionContext,
+  input: { user: string; channel: string; messageId: string; content: string },
+): Promise<void> {
+  const { state } = context;
+  const message = requireUserMessage(state, input.channel, input.messageId, 'edit');
+  if (message.author.id !== input.user) {
+    throw new Error(`Discord stand-in: edit: message ${message.id} is by ${message.author.id}, not ${input.user}`);
+  }
+  if (input.content === '' && message.attachments.length === 0) {
+    throw new Error('Discord stand-in: edit: a message cannot be left empty');
+  }
+  const mentioned = [...input.content.matchAll(/<@!?(\d+)>/g)].map((match) => match[1] ?? '');
+  message.content = input.content;
+  message.mentions = [...new Set(mentioned)].map((id) => state.ensureUser(id));
+  message.edited_timestamp = discordTimestamp();
+  state.recordEdit(message);
+  await context.gateway.dispatch('MESSAGE_UPDATE', messageDispatch(state, message));
 }
 
 /** A user's reaction: stored, then MESSAGE_REACTION_ADD (nothing when they had already reacted so). */

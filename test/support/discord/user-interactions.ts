@@ -16,7 +16,7 @@ export interface InteractionHandle {
   token: string;
 }
 
-async function startInteraction(
+export async function startInteraction(
   context: UserActionContext,
   input: Omit<DiscordInteraction, 'id' | 'token' | 'createdAt' | 'responses'> & { data: Json; message?: Json },
 ): Promise<InteractionHandle> {
@@ -73,21 +73,27 @@ function commandOptions(context: UserActionContext, command: Json, options: Reco
   return { options: wire, ...(Object.keys(resolved).length === 0 ? {} : { resolved }) };
 }
 
-export async function runSlashCommand(
-  context: UserActionContext,
-  input: { user: string; channel: string; name: string; options?: Record<string, string | number | boolean> },
-): Promise<InteractionHandle> {
+/** The registered chat-input command `/name` (guild first, then global), as Discord's client offers it. */
+export function registeredCommand(context: UserActionContext, name: string): Json {
   const { state } = context;
-  const isChatInput = (command: Json) => command.name === input.name && Number(command.type ?? 1) === 1;
+  const isChatInput = (command: Json) => command.name === name && Number(command.type ?? 1) === 1;
   const command =
     state.commands.get(state.ids.guildId)?.find(isChatInput) ?? state.commands.get('global')?.find(isChatInput);
   if (!command) {
     const registered = [...state.commands.values()].flat().map((candidate) => `/${String(candidate.name)}`);
     throw new Error(
-      `Discord stand-in: /${input.name} is not registered (register it with client.application.commands.set); ` +
+      `Discord stand-in: /${name} is not registered (register it with client.application.commands.set); ` +
         `registered: ${registered.join(', ') || 'none'}`,
     );
   }
+  return command;
+}
+
+export async function runSlashCommand(
+  context: UserActionContext,
+  input: { user: string; channel: string; name: string; options?: Record<string, string | number | boolean> },
+): Promise<InteractionHandle> {
+  const command = registeredCommand(context, input.name);
   const data = {
     id: command.id,
     name: input.name,

@@ -27,6 +27,7 @@ import { ResponseUrls } from './response-url.js';
 import {
   DEFAULT_SLACK_IDS,
   type Json,
+  type SlackAssistantThread,
   type SlackCall,
   type SlackEphemeral,
   type SlackFile,
@@ -35,9 +36,11 @@ import {
   type SlackReaction,
   type SlackResponse,
   SlackState,
+  type SlackStreamRecord,
   type SlackView,
 } from './slack-state.js';
 import { type EnvelopeType, type SlackEnvelope, SocketModeServer } from './socket-mode.js';
+import * as surfaces from './surface-actions.js';
 import * as actions from './user-actions.js';
 import { type SlackFault, WebApi } from './web-api.js';
 
@@ -74,6 +77,8 @@ export interface SlackStandIn {
   callsTo(method: string): SlackCall[];
   /** The next call to `method` fails: `{ status: 429, retryAfterSeconds }` or `{ error: 'internal_error' }`. */
   failNext(method: string, fault: SlackFault): void;
+  /** Every call to `method` fails from now on, e.g. `{ error: 'method_not_supported' }`; undefined lifts it. */
+  failAlways(method: string, fault: SlackFault | undefined): void;
 
   /** Resolves when a Socket Mode client is connected and greeted with `hello`. */
   connected(): Promise<void>;
@@ -104,6 +109,15 @@ export interface SlackStandIn {
   submitView(input: { user: string; viewId: string; values: ViewValues }): Promise<Json>;
   shareFile(input: actions.ShareFileInput): Promise<{ ts: string; fileId: string }>;
   slashCommand(input: { user: string; channel: string; command: string; text: string }): Promise<actions.SlackClick>;
+  /** The user opens a new assistant thread (split view or the app's DM): `assistant_thread_started`. */
+  startAssistantThread(input: {
+    user: string;
+    contextChannel?: string;
+  }): Promise<{ channel: string; threadTs: string }>;
+  /** The user opens the app's Home tab (default) or Messages tab: `app_home_opened`. */
+  openAppHome(input: { user: string; tab?: 'home' | 'messages' }): Promise<void>;
+  /** The author edits their message: `message` of subtype `message_changed`. */
+  editMessage(input: { user: string; channel: string; ts: string; text: string }): Promise<void>;
 
   /** Messages of a channel (thread replies included), or of one thread (parent first). Oldest first. */
   messages(channel: string, threadTs?: string): SlackMessage[];
@@ -113,6 +127,12 @@ export interface SlackStandIn {
   files(): SlackFile[];
   reactions(channel: string, ts: string): SlackReaction[];
   views(): SlackView[];
+  /** Streamed messages (`chat.startStream`), oldest first; of one thread when `threadTs` is given. */
+  streams(channel: string, threadTs?: string): SlackStreamRecord[];
+  /** The Home tab last published for `user` (`views.publish`). */
+  homeView(user: string): SlackView | undefined;
+  /** Title and suggested prompts the app set on an assistant thread. */
+  assistantThread(channel: string, threadTs: string): SlackAssistantThread | undefined;
   /** POSTs to response_urls (Bolt's `respond()`). */
   readonly responses: readonly SlackResponse[];
   addChannel(id: string, name?: string): void;
@@ -200,6 +220,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     calls: state.calls,
     callsTo: (method) => state.calls.filter((call) => call.method === method),
     failNext: (method, fault) => webApi.failNext(method, fault),
+    failAlways: (method, fault) => webApi.failAlways(method, fault),
     connected: () => socket.connected(),
     disconnect: (reason) => socket.disconnect(reason),
     envelopes: socket.envelopes,
@@ -213,6 +234,9 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     submitView: (input) => actions.submitOpenView(context, input),
     shareFile: (input) => actions.shareUserFile(context, input),
     slashCommand: (input) => actions.runSlashCommand(context, input),
+    startAssistantThread: (input) => surfaces.startAssistantThread(context, input),
+    openAppHome: (input) => surfaces.openAppHome(context, input),
+    editMessage: (input) => surfaces.editUserMessage(context, input),
     messages: (channel, threadTs) =>
       threadTs === undefined ? state.channelMessages(channel) : state.threadMessages(channel, threadTs),
     thread: (channel, ts) => ({
@@ -223,6 +247,12 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     files: () => [...state.files.values()].filter((file) => file.bytes !== undefined),
     reactions: (channel, ts) => state.findMessage(channel, ts)?.reactions ?? [],
     views: () => [...state.views.values()],
+    streams: (channel, threadTs) =>
+      [...state.streams.values()].filter(
+        (stream) => stream.channel === channel && (threadTs === undefined || stream.threadTs === threadTs),
+      ),
+    homeView: (user) => state.homeViews.get(user),
+    assistantThread: (channel, threadTs) => state.assistantThreads.get(`${channel}:${threadTs}`),
     responses: state.responses,
     addChannel: (id, name) => void state.ensureChannel(id, name),
     imChannel: (user) => state.imChannel(user).id,

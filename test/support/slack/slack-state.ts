@@ -1,8 +1,9 @@
 /**
  * What the Slack stand-in remembers: channels, messages (with threads, files and reactions),
- * ephemeral messages, uploaded files, opened views, trigger ids, response_url posts and every Web API
- * call. Plain data plus the few rules Slack applies to it (unique `ts`, one-shot trigger ids); the
- * HTTP and WebSocket sides read and write it, tests read it through `SlackStandIn`.
+ * ephemeral messages, uploaded files, opened views and Home tabs, assistant threads, trigger ids,
+ * response_url posts and every Web API call. Plain data plus the few rules Slack applies to it
+ * (unique `ts`, one-shot trigger ids); the HTTP and WebSocket sides read and write it, tests read it
+ * through `SlackStandIn`.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -103,6 +104,28 @@ export interface SlackView {
   open: boolean;
 }
 
+/** What the app set on an assistant thread (`assistant.threads.setTitle` / `.setSuggestedPrompts`). */
+export interface SlackAssistantThread {
+  channel: string;
+  threadTs: string;
+  title?: string;
+  prompts?: Array<{ title: string; message: string }>;
+  promptsTitle?: string;
+}
+
+/** A streamed message (`chat.startStream`): its chunks in arrival order, with the call that carried each. */
+export interface SlackStreamRecord {
+  channel: string;
+  /** The streamed message's ts (the message is in the thread like any other). */
+  ts: string;
+  threadTs: string;
+  recipientUserId?: string;
+  recipientTeamId?: string;
+  displayMode: 'timeline' | 'plan';
+  state: 'streaming' | 'stopped';
+  chunks: Array<{ method: string; chunk: Json }>;
+}
+
 /** A POST to a `response_url` (from `respond()` in Bolt). */
 export interface SlackResponse {
   url: string;
@@ -135,6 +158,12 @@ export class SlackState {
   readonly channels = new Map<string, SlackChannel>();
   readonly files = new Map<string, SlackFile>();
   readonly views = new Map<string, SlackView>();
+  /** Each user's published Home tab (`views.publish`), by user id. */
+  readonly homeViews = new Map<string, SlackView>();
+  /** Assistant threads by `<channel>:<thread ts>`. */
+  readonly assistantThreads = new Map<string, SlackAssistantThread>();
+  /** Streamed messages by `<channel>:<ts>`. */
+  readonly streams = new Map<string, SlackStreamRecord>();
   readonly ephemerals: SlackEphemeral[] = [];
   readonly responses: SlackResponse[] = [];
   readonly calls: SlackCall[] = [];

@@ -37,7 +37,7 @@ export interface SlackClick {
 }
 
 /** Rich-text blocks as Slack's clients attach them, with `<@U…>` as user elements. */
-function richText(text: string): unknown[] {
+export function richText(text: string): unknown[] {
   const elements = text
     .split(/(<@[UW][A-Z0-9]+>)/)
     .filter((part) => part !== '')

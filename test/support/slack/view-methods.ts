@@ -1,6 +1,7 @@
 /**
  * Modals: `views.open` / `views.push` (which spend a trigger id from a click or a command) and
- * `views.update`. The stored view is the posted one plus the fields Slack adds (`id`, `hash`, …).
+ * `views.update`; Home tabs: `views.publish` (one per user, no trigger). The stored view is the
+ * posted one plus the fields Slack adds (`id`, `hash`, …).
  */
 import { randomBytes } from 'node:crypto';
 import { failure, type MethodContext, type MethodHandler, ok, stringArg } from './method-handler.js';
@@ -82,7 +83,36 @@ const update: MethodHandler = (args, context) => {
   return ok({ view: existing.view });
 };
 
+/** Slack's limits on a view's blocks (`invalid_blocks` beyond them). */
+const MAX_VIEW_BLOCKS = 100;
+const MAX_SECTION_TEXT = 3000;
+
+function blocksWithinLimits(blocks: unknown): boolean {
+  if (!Array.isArray(blocks) || blocks.length > MAX_VIEW_BLOCKS) return false;
+  return blocks.every((block) => {
+    const text = (block as { text?: { text?: unknown } }).text?.text;
+    return typeof text !== 'string' || text.length <= MAX_SECTION_TEXT;
+  });
+}
+
+const publish: MethodHandler = (args, context) => {
+  const user = stringArg(args, 'user_id');
+  const posted = postedView(args);
+  if (!user || !/^[UW]/.test(user) || posted?.type !== 'home') return failure('invalid_arguments');
+  if (!blocksWithinLimits(posted.blocks ?? [])) return failure('invalid_blocks');
+  const { state } = context;
+  const existing = state.homeViews.get(user);
+  const hash = stringArg(args, 'hash');
+  if (existing && hash !== undefined && hash !== existing.view.hash) return failure('hash_conflict');
+  const id = existing?.id ?? state.nextId('V');
+  const view: SlackView = { id, user, triggerId: '', view: storedView(context, id, posted, id, null), open: true };
+  state.homeViews.set(user, view);
+  state.changed();
+  return ok({ view: view.view });
+};
+
 export const viewMethods: Record<string, MethodHandler> = {
+  'views.publish': publish,
   'views.open': openWithTrigger(false),
   'views.push': openWithTrigger(true),
   'views.update': update,

@@ -4,11 +4,13 @@
  * platform error; only rate limits (429 + `Retry-After`) and outages change the status.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { assistantMethods } from './assistant-methods.js';
 import { chatMethods } from './chat-methods.js';
 import { fileMethods } from './file-methods.js';
 import { bearerToken, readArgs, sendJson, sendText } from './http-body.js';
 import { failure, type MethodContext, type MethodHandler } from './method-handler.js';
 import type { Json, SlackCall } from './slack-state.js';
+import { streamMethods } from './stream-methods.js';
 import { viewMethods } from './view-methods.js';
 import { workspaceMethods } from './workspace-methods.js';
 
@@ -19,7 +21,14 @@ import { workspaceMethods } from './workspace-methods.js';
  */
 export type SlackFault = { status: number; retryAfterSeconds?: number } | { error: string };
 
-const METHODS: Record<string, MethodHandler> = { ...chatMethods, ...fileMethods, ...viewMethods, ...workspaceMethods };
+const METHODS: Record<string, MethodHandler> = {
+  ...chatMethods,
+  ...fileMethods,
+  ...viewMethods,
+  ...workspaceMethods,
+  ...assistantMethods,
+  ...streamMethods,
+};
 
 /** Methods that take the app-level (`xapp-`) token; all others take the bot token. */
 const APP_TOKEN_METHODS = new Set(['apps.connections.open']);
@@ -32,6 +41,7 @@ export interface WebApiOptions {
 
 export class WebApi {
   private readonly faults = new Map<string, SlackFault[]>();
+  private readonly standing = new Map<string, SlackFault>();
 
   constructor(private readonly options: WebApiOptions) {}
 
@@ -42,6 +52,12 @@ export class WebApi {
     this.faults.set(method, queue);
   }
 
+  /** Every call to `method` fails with `fault` from now on (a workspace without the method); undefined lifts it. */
+  failAlways(method: string, fault: SlackFault | undefined): void {
+    if (fault) this.standing.set(method, fault);
+    else this.standing.delete(method);
+  }
+
   async handle(request: IncomingMessage, response: ServerResponse, method: string): Promise<void> {
     const args = await readArgs(request);
     const token = bearerToken(request) ?? (typeof args.token === 'string' ? args.token : undefined);
@@ -50,7 +66,7 @@ export class WebApi {
     const { state } = this.options.context;
     state.calls.push(call);
     try {
-      const fault = this.faults.get(method)?.shift();
+      const fault = this.faults.get(method)?.shift() ?? this.standing.get(method);
       if (fault && 'status' in fault) {
         call.outcome = `http ${fault.status}`;
         const headers = fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) };

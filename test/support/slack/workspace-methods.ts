@@ -1,6 +1,6 @@
 /**
  * The read-side and housekeeping methods: `auth.test`, `apps.connections.open`,
- * `conversations.replies` / `.history` / `.info`, `users.info` and `assistant.threads.*`.
+ * `conversations.replies` / `.history` / `.info`, `users.info` and `assistant.threads.setStatus`.
  */
 import { failure, type MethodHandler, ok, resolveChannel, stringArg, wireMessage } from './method-handler.js';
 import type { SlackMessage } from './slack-state.js';
@@ -96,14 +96,12 @@ const usersInfo: MethodHandler = (args, { ids }) => {
   });
 };
 
-/** `assistant.threads.*` need `channel_id` and (except suggested prompts) `thread_ts`. */
-function assistantThreadMethod(needsThread: boolean): MethodHandler {
-  return (args, { state }) => {
-    if (!resolveChannel(state, stringArg(args, 'channel_id'))) return failure('channel_not_found');
-    if (needsThread && stringArg(args, 'thread_ts') === undefined) return failure('invalid_arguments');
-    return ok();
-  };
-}
+/** `assistant.threads.setStatus` needs `channel_id` and `thread_ts` (title and prompts: assistant-methods.ts). */
+const setStatus: MethodHandler = (args, { state }) => {
+  if (!resolveChannel(state, stringArg(args, 'channel_id'))) return failure('channel_not_found');
+  if (stringArg(args, 'thread_ts') === undefined) return failure('invalid_arguments');
+  return ok();
+};
 
 export const workspaceMethods: Record<string, MethodHandler> = {
   'auth.test': authTest,
@@ -112,7 +110,5 @@ export const workspaceMethods: Record<string, MethodHandler> = {
   'conversations.history': history,
   'conversations.info': conversationInfo,
   'users.info': usersInfo,
-  'assistant.threads.setStatus': assistantThreadMethod(true),
-  'assistant.threads.setTitle': assistantThreadMethod(true),
-  'assistant.threads.setSuggestedPrompts': assistantThreadMethod(false),
+  'assistant.threads.setStatus': setStatus,
 };

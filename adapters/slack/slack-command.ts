@@ -1,0 +1,110 @@
+/**
+ * The `/tally` slash command. `/tally <question>` starts a session in the channel as a mention
+ * would: tally posts a root message quoting who asked what, and the question runs in its thread.
+ * `/tally sessions` and `/tally settings` answer only the person who asked (the command's ephemeral
+ * response); `/tally` alone or `/tally help` gives the usage. Every branch acks before any I/O,
+ * well inside Slack's 3 seconds.
+ */
+import type { App } from '@slack/bolt';
+import type { Inbound, TallyDirectory, ThreadKey } from '../../src/ports/chat.js';
+import { escapeMrkdwn, SETTINGS_HINT, sessionFacts, sessionTitle } from './slack-home.js';
+import { slackThreadKey } from './slack-thread-key.js';
+
+/** Sessions listed by `/tally sessions`. */
+const LISTED_SESSIONS = 10;
+
+export const USAGE = [
+  '*/tally* works with your data in threads:',
+  '• `/tally <question>`: start a session here, e.g. `/tally What drives churn?`',
+  '• `/tally sessions`: your recent sessions',
+  '• `/tally settings`: the settings a new thread starts with',
+  'You can also mention @tally in a channel, or open a chat with tally.',
+].join('\n');
+
+export type TallyCommand =
+  | { kind: 'help' }
+  | { kind: 'sessions' }
+  | { kind: 'settings' }
+  | { kind: 'question'; text: string };
+
+export function parseTallyCommand(text: string): TallyCommand {
+  const trimmed = text.trim();
+  const word = trimmed.toLowerCase();
+  if (word === '' || word === 'help') return { kind: 'help' };
+  if (word === 'sessions') return { kind: 'sessions' };
+  if (word === 'settings') return { kind: 'settings' };
+  return { kind: 'question', text: trimmed };
+}
+
+/** The root message a `/tally` question becomes: who asked, and the question quoted. */
+export function rootText(user: string, question: string): string {
+  const quoted = escapeMrkdwn(question)
+    .split('\n')
+    .map((line) => `> ${line}`)
+    .join('\n');
+  return `<@${user}> asked with /tally:\n${quoted}`;
+}
+
+export interface CommandContext {
+  app: App;
+  directory: TallyDirectory | undefined;
+  allowed: (channel: string, user: string) => boolean;
+  refuse: (channel: string, user: string, threadTs: string | undefined) => Promise<void>;
+  /** Posts a new top-level message in the channel (through the adapter's queue); resolves with its ts. */
+  postRoot: (channel: string, text: string) => Promise<string>;
+  markThread: (threadKey: ThreadKey) => void;
+  deliver: (inbound: Inbound) => void;
+  link: (threadKey: ThreadKey) => string | undefined;
+  logError: (error: unknown, message: string) => void;
+}
+
+export function registerTallyCommand(context: CommandContext): void {
+  context.app.command('/tally', async ({ command, ack, respond }) => {
+    const parsed = parseTallyCommand(command.text ?? '');
+    const { user_id: user, channel_id: channel } = command;
+    const tell = (text: string) =>
+      respond({ response_type: 'ephemeral', text }).catch((error: unknown) =>
+        context.logError(error, 'could not answer /tally'),
+      );
+    if (parsed.kind === 'help') {
+      await ack({ response_type: 'ephemeral', text: USAGE });
+      return;
+    }
+    if (parsed.kind === 'settings') {
+      const lines = (context.directory?.defaultSettings() ?? []).map((line) => `• \`${escapeMrkdwn(line)}\``);
+      await ack({
+        response_type: 'ephemeral',
+        text: ['*A new thread starts with*', ...lines, SETTINGS_HINT].join('\n'),
+      });
+      return;
+    }
+    await ack();
+    if (parsed.kind === 'sessions') {
+      const sessions = (await context.directory?.recentSessions(user, LISTED_SESSIONS)) ?? [];
+      await tell(
+        sessions.length === 0
+          ? 'You have no sessions yet. Start one with `/tally <question>`.'
+          : [
+              '*Your recent sessions*',
+              ...sessions.map((session) => `• ${sessionTitle(session, context.link)}\n   ${sessionFacts(session)}`),
+            ].join('\n'),
+      );
+      return;
+    }
+    if (!context.allowed(channel, user)) {
+      await context.refuse(channel, user, undefined);
+      return;
+    }
+    let threadTs: string;
+    try {
+      threadTs = await context.postRoot(channel, rootText(user, parsed.text));
+    } catch (error) {
+      context.logError(error, 'could not post the root of a /tally session');
+      await tell('I cannot post in this conversation. Invite me with `/invite @tally`, or ask in a channel I am in.');
+      return;
+    }
+    const threadKey = slackThreadKey({ team: command.team_id, channel, threadTs });
+    context.markThread(threadKey);
+    context.deliver({ threadKey, user: { id: user }, text: parsed.text, receivedAt: Date.now() });
+  });
+}

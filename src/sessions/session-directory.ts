@@ -1,0 +1,79 @@
+/**
+ * What adapters show beyond one thread: a person's recent sessions (Slack's App Home, `/tally
+ * sessions`, Discord's autocomplete), starter prompts from the configured databases and playbooks,
+ * and the settings a new thread starts with.
+ */
+import type { Playbook } from '../agent/playbooks.js';
+import { DEFAULT_SETTINGS, describeSettings } from '../agent/settings.js';
+import type { SessionSummary, TallyDirectory, ThreadKey } from '../ports/chat.js';
+import type { Database } from '../ports/database.js';
+import type { Store } from '../ports/store.js';
+import type { Report } from '../report/report.js';
+import { reportKey } from '../report/report-book.js';
+import { type SessionRecord, sessionKey } from './session-record.js';
+
+/** The list of a person's sessions (thread keys, oldest first). */
+export const userSessionsKey = (userId: string) => `sessions-of:${userId}`;
+
+export interface DirectoryOptions {
+  store: Store;
+  databases: Database[];
+  playbooks: () => Playbook[];
+  /** Threads with a turn running now. */
+  working: (threadKey: ThreadKey) => boolean;
+}
+
+export function sessionDirectory(options: DirectoryOptions): TallyDirectory {
+  return {
+    async recentSessions(userId, limit) {
+      const keys = [...new Set((await options.store.range<ThreadKey>(userSessionsKey(userId))).reverse())];
+      const summaries: SessionSummary[] = [];
+      for (const threadKey of keys.slice(0, limit)) {
+        const session = await options.store.get<SessionRecord>(sessionKey(threadKey));
+        if (!session) continue;
+        const report = await options.store.get<Report>(reportKey(threadKey));
+        summaries.push(summarise(session, report, options.working(threadKey)));
+      }
+      return summaries;
+    },
+    starterPrompts() {
+      const fromDatabases = options.databases.map((database) => ({
+        title: `Check ${database.name}`,
+        message: `Are the ${database.name} tables consistent?`,
+      }));
+      const fromPlaybooks = options
+        .playbooks()
+        .filter((playbook) => playbook.ask)
+        .map((playbook) => ({ title: playbook.title, message: playbook.ask ?? '' }));
+      return [...fromDatabases, ...fromPlaybooks];
+    },
+    defaultSettings() {
+      return describeSettings(DEFAULT_SETTINGS)
+        .split(' ')
+        .map((pair) => pair.replace('=', ': '));
+    },
+  };
+}
+
+function summarise(session: SessionRecord, report: Report | undefined, working: boolean): SessionSummary {
+  const { conversation } = session;
+  const firstRequest = conversation.messages.find((message) => message.role === 'user')?.content;
+  const pending = conversation.pending?.kind;
+  const status: SessionSummary['status'] = working
+    ? 'working'
+    : pending === 'review'
+      ? 'waiting for review'
+      : pending === 'approval'
+        ? 'waiting for approval'
+        : pending === 'tool' || pending === 'triage'
+          ? 'waiting for an answer'
+          : 'idle';
+  return {
+    threadKey: session.threadKey,
+    request: (session.request ?? conversation.request ?? firstRequest ?? '').slice(0, 200),
+    status,
+    sectionsAccepted: report?.accepted.length ?? 0,
+    exports: session.exports ?? [],
+    updatedAt: session.updatedAt ?? session.createdAt,
+  };
+}

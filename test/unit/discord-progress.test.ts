@@ -1,0 +1,148 @@
+/**
+ * Discord's live progress: the text of the progress message (plan checklist, step marks, outputs,
+ * the 2,000-character limit) and the display that posts it once and edits it at most once per
+ * interval, always ending with the final picture.
+ */
+import { describe, expect, it } from 'vitest';
+import { DiscordProgress, type ProgressTransport } from '../../adapters/discord/discord-progress.js';
+import { formatElapsed, renderProgress } from '../../adapters/discord/discord-progress-text.js';
+import { createLogger } from '../../src/logger.js';
+import type { ProgressTask, TurnProgress } from '../../src/ports/chat.js';
+
+const task = (id: string, title: string, status: ProgressTask['status'], output?: string): ProgressTask => ({
+  id,
+  title,
+  status,
+  ...(output ? { output } : {}),
+});
+
+function turn(overrides: Partial<TurnProgress> = {}): TurnProgress {
+  return { turnId: 't1', userId: 'U1', startedAt: 0, state: 'running', plan: [], tasks: [], ...overrides };
+}
+
+describe('the progress message text', () => {
+  it('shows the plan as a checklist and each step with its mark and short output', () => {
+    const text = renderProgress(
+      turn({
+        plan: [
+          { title: 'Load the payments', status: 'complete' },
+          { title: 'Count contracts', status: 'in_progress' },
+          { title: 'Chart them', status: 'pending' },
+        ],
+        tasks: [
+          task('a', 'Load payments (7,043 rows)', 'complete'),
+          task('b', 'Run Python', 'error', "KeyError: 'Contrat'"),
+          task('c', 'Run Python', 'complete', 'repaired'),
+          { ...task('d', 'Load customers', 'in_progress'), rows: { received: 1200, expected: 5634 } },
+          task('e', 'Count rows per table', 'pending'),
+        ],
+      }),
+      { now: 12_400, note: 'stopping' },
+    );
+    expect(text).toBe(
+      [
+        '**Working…** · 12 s',
+        '**Plan**',
+        '☑ 1. Load the payments',
+        '▶ 2. Count contracts',
+        '☐ 3. Chart them',
+        '**Steps**',
+        '✓ Load payments (7,043 rows)',
+        "✗ Run Python — KeyError: 'Contrat'",
+        '↻ Run Python — repaired',
+        '⏳ Load customers — 1,200 of 5,634 rows',
+        '◦ Count rows per table',
+        '*… stopping*',
+      ].join('\n'),
+    );
+  });
+
+  it('says how the turn ended, and shows markdown in titles as itself', () => {
+    const done = renderProgress(turn({ state: 'done', tasks: [task('a', 'Query *user_churn*', 'complete')] }), {
+      now: 75_000,
+    });
+    expect(done.split('\n')).toEqual(['**Done** · 1 min 15 s', '**Steps**', '✓ Query \\*user\\_churn\\*']);
+    const waiting = turn({
+      state: 'done',
+      tasks: [task('a', 'Draft section: Overview', 'complete', 'waiting for you')],
+    });
+    expect(renderProgress(waiting, { now: 0 })).toMatch(/^\*\*Waiting for you\*\*/);
+    expect(renderProgress(turn({ state: 'failed' }), { now: 0 })).toMatch(/^\*\*Stopped\*\* · /);
+    expect(formatElapsed(120_000)).toBe('2 min');
+  });
+
+  it('stays under 2,000 characters by folding the oldest completed steps first', () => {
+    const tasks = Array.from({ length: 60 }, (_, index) =>
+      index === 3
+        ? task(`t${index}`, 'Run Python', 'error', `ValueError: ${'x'.repeat(60)}`)
+        : task(`t${index}`, `Query table_${index} ${'y'.repeat(40)}`, 'complete', `${index} rows`),
+    );
+    const text = renderProgress(turn({ tasks }), { now: 0 });
+    expect(text.length).toBeLessThanOrEqual(2000);
+    expect(text).toMatch(/\n… \d+ more steps\n/);
+    expect(text).toContain('✗ Run Python — ValueError'); // the failure is kept, older successes fold
+    expect(text).toContain('Query table\\_59');
+    expect(text).not.toContain('Query table\\_0 ');
+  });
+});
+
+/** A transport that records what was sent and when; each call takes `latencyMs`. */
+function recording(latencyMs = 5) {
+  const calls: Array<{ kind: 'send' | 'edit' | 'typing'; content?: string; at: number; answeredAt?: number }> = [];
+  const wait = () => new Promise((resolve) => setTimeout(resolve, latencyMs));
+  const transport: ProgressTransport = {
+    inOrder: (_threadId, run) => run(),
+    send: async (_threadId, content) => {
+      const call = { kind: 'send' as const, content, at: Date.now() };
+      calls.push(call);
+      await wait();
+      return 'M1';
+    },
+    edit: async (_threadId, _messageId, content) => {
+      calls.push({ kind: 'edit', content, at: Date.now() });
+      await wait();
+    },
+    typing: async () => {
+      calls.push({ kind: 'typing', at: Date.now() });
+    },
+  };
+  return { calls, transport };
+}
+
+const until = async (probe: () => boolean) => {
+  const deadline = Date.now() + 5000;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+};
+
+describe('the live progress display', () => {
+  it('posts once, then edits at most once per interval with the latest picture, ending with the final one', async () => {
+    const { calls, transport } = recording();
+    const progress = new DiscordProgress({ transport, intervalMs: 150, logger: createLogger({ level: 'silent' }) });
+    const tasks: ProgressTask[] = [];
+    for (let index = 0; index < 12; index += 1) {
+      tasks.push(task(`t${index}`, `Step ${index}`, 'complete'));
+      progress.show('T1', turn({ tasks: [...tasks] }));
+      await new Promise((resolve) => setTimeout(resolve, 40));
+    }
+    expect(progress.note('T1', 'stopping')).toBe(true);
+    progress.show('T1', turn({ state: 'done', tasks: [...tasks] }));
+    expect(progress.note('T1', 'anything')).toBe(false); // nothing runs: the caller shows it
+    await until(() => calls.some((call) => call.content?.startsWith('**Done**')));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const writes = calls.filter((call) => call.kind !== 'typing');
+    expect(writes.filter((call) => call.kind === 'send')).toHaveLength(1);
+    expect(writes[0]?.kind).toBe('send');
+    expect(writes.length).toBeGreaterThan(2);
+    expect(writes.length).toBeLessThan(12);
+    for (let index = 1; index < writes.length; index += 1) {
+      expect((writes[index]?.at ?? 0) - (writes[index - 1]?.at ?? 0)).toBeGreaterThanOrEqual(150);
+    }
+    expect(writes.at(-1)?.content).toContain('✓ Step 11');
+    expect(writes.at(-1)?.content).not.toContain('stopping');
+    expect(calls.filter((call) => call.kind === 'typing').length).toBeGreaterThan(0);
+    await progress.close();
+  });
+});
