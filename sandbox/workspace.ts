@@ -11,13 +11,17 @@
  * With a disk quota all three live on the kernel's own loop-mounted filesystem (see loop-filesystem.ts),
  * so together they hold at most that much, and the host's disk gives no more to the session.
  */
-import { chmod, chown, type FileHandle, mkdir, rm, writeFile } from 'node:fs/promises';
+import { writeFile as writeFileWhole } from 'node:fs';
+import { chmod, chown, type FileHandle, mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { WorkspaceFileTooLargeError, WorkspaceFullError, WorkspacePathError } from '../src/errors.js';
 import { LoopFilesystem } from './loop-filesystem.js';
 import { checkRelative, openInside } from './open-inside.js';
 import { removeTree } from './remove-tree.js';
 
+/** fs.writeFile with callbacks: one write for the whole buffer (the promise API writes 512 KiB at a time). */
+const writeFile = promisify(writeFileWhole);
 const SANDBOX_UID = 10001;
 const SANDBOX_GID = 10001;
 export const DEFAULT_READ_LIMIT_BYTES = 64 * 1024 * 1024;

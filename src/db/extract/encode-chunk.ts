@@ -15,6 +15,7 @@
  * A value that does not fit its column's kind turns that column of that chunk into `dict`.
  */
 import type { ColumnEncoding } from '../column-kind.js';
+import { chunkBuffer } from './chunk-buffers.js';
 import { NotThisKind, parseDateTime, parseTime } from './parse-temporal.js';
 
 export type SegmentEncoding = 'f8' | 'i8f' | 'i8' | 'u8' | 'b1' | 'M8' | 'm8' | 'dict';
@@ -78,7 +79,10 @@ export function encodeColumns(
   );
 }
 
-/** Lays encoded columns out in one buffer, each segment 8-byte aligned. Copies: the inputs may be reused. */
+/**
+ * Lays encoded columns out in one buffer (from chunk-buffers.ts), each segment 8-byte aligned and
+ * the padding zeroed. Copies: the inputs may be reused.
+ */
 export function packChunk(encoded: Encoded[], rows: number): EncodedChunk {
   let size = 0;
   const aligned = (length: number) => length + ((8 - (length % 8)) % 8);
@@ -87,12 +91,14 @@ export function packChunk(encoded: Encoded[], rows: number): EncodedChunk {
     if (column.mask) size += aligned(column.mask.byteLength);
     if (column.dictionary) size += aligned(column.dictionary.byteLength);
   }
-  const data = Buffer.alloc(size);
+  const data = chunkBuffer(size);
   let offset = 0;
   const place = (bytes: Uint8Array): Segment => {
     data.set(bytes, offset);
     const segment = { offset, length: bytes.byteLength };
-    offset += aligned(bytes.byteLength);
+    const next = offset + aligned(bytes.byteLength);
+    data.fill(0, offset + bytes.byteLength, next);
+    offset = next;
     return segment;
   };
   const columns = encoded.map((column) => {

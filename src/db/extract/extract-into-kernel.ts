@@ -8,6 +8,7 @@ import { ExtractTooLargeError, SqlRejectedError } from '../../errors.js';
 import type { ColumnKind, ExtractOptions, Provenance } from '../../ports/database.js';
 import type { Kernel } from '../../ports/sandbox.js';
 import type { ColumnEncoding } from '../column-kind.js';
+import { releaseChunkBuffer } from './chunk-buffers.js';
 import { type ChunkColumn, type EncodedChunk, type EncodeOptions, encodeChunk } from './encode-chunk.js';
 import { type FrameLoading, startLoading } from './load-frame.js';
 import { PartHasher } from './part-hasher.js';
@@ -86,6 +87,7 @@ export async function extractIntoKernel(request: ExtractRequest): Promise<Proven
   const flushPart = async () => {
     if (part.length === 0) return;
     const data = part.length === 1 && part[0] ? part[0] : Buffer.concat(part, partBytes);
+    if (data !== part[0]) for (const chunk of part) releaseChunkBuffer(chunk); // copied into `data`
     const index = JSON.stringify(placed.slice(placedBefore));
     const file = partName(parts);
     part = [];
@@ -95,7 +97,10 @@ export async function extractIntoKernel(request: ExtractRequest): Promise<Proven
     const written = hasher
       .update(data)
       .then((hashed) => kernel.writeFile(`${folder}/${file}`, hashed))
-      .then(() => kernel.writeFile(`${folder}/${indexName(file)}`, index));
+      .then(() => {
+        releaseChunkBuffer(data); // hashed and written: its memory takes a later chunk
+        return kernel.writeFile(`${folder}/${indexName(file)}`, index);
+      });
     written.catch(() => {}); // awaited below; a failure while others are in flight must not go unhandled
     writing.push(written);
     parts += 1;

@@ -1,11 +1,12 @@
 // @ts-check
 /**
  * SHA-256 of an extract's bytes off the main thread, so hashing does not hold up reading the next
- * rows. One hash at a time per message stream; buffers arrive transferred and go back the same way.
+ * rows. One hash at a time per message stream; buffers arrive transferred and go back the same way,
+ * except shared memory, which is read in place and stays where it is.
  * Plain JavaScript so it loads the same under tsx, vitest and compiled code.
  *
  * Messages in:  {op:'update', id, data} | {op:'digest', id}
- * Messages out: {op:'updated', id, data} | {op:'digest', id, hex}
+ * Messages out: {op:'updated', id, data?} | {op:'digest', id, hex}
  */
 import { createHash } from 'node:crypto';
 import { parentPort } from 'node:worker_threads';
@@ -21,7 +22,11 @@ parentPort?.on('message', (message) => {
   }
   if (message.op === 'update') {
     hash.update(message.data);
-    parentPort?.postMessage({ op: 'updated', id: message.id, data: message.data }, [message.data.buffer]);
+    if (message.data.buffer instanceof SharedArrayBuffer) {
+      parentPort?.postMessage({ op: 'updated', id: message.id });
+    } else {
+      parentPort?.postMessage({ op: 'updated', id: message.id, data: message.data }, [message.data.buffer]);
+    }
   } else if (message.op === 'digest') {
     hashes.delete(message.id);
     parentPort?.postMessage({ op: 'digest', id: message.id, hex: hash.digest('hex') });

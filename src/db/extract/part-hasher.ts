@@ -1,11 +1,12 @@
 /**
  * The SHA-256 of an extract's parts, in order, computed in one shared worker thread (hash-worker.js)
- * so that hashing a few hundred MiB does not hold up reading the next rows. Each part crosses to the
- * worker and back without a copy; the digest is the same as hashing the parts in order here.
+ * so that hashing a few hundred MiB does not hold up reading the next rows. Each part reaches the
+ * worker without a copy (shared memory is read in place, any other buffer is moved there and back);
+ * the digest is the same as hashing the parts in order here.
  */
 import { Worker } from 'node:worker_threads';
 
-type Reply = { op: 'updated'; id: number; data: Uint8Array } | { op: 'digest'; id: number; hex: string };
+type Reply = { op: 'updated'; id: number; data?: Uint8Array } | { op: 'digest'; id: number; hex: string };
 type Waiting = { resolve: (reply: Reply) => void; reject: (error: Error) => void };
 
 let worker: Worker | undefined;
@@ -31,11 +32,13 @@ export class PartHasher {
 
   /** Hashes `data` next; resolves with the same bytes (moved back from the worker) once hashed. */
   update(data: Buffer): Promise<Buffer> {
-    // A buffer sharing its memory (Node's pool of small buffers) is copied; one of its own is moved.
-    const owned = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength;
+    // Shared memory is read in place. Otherwise a buffer sharing its memory (Node's pool of small
+    // buffers) is copied, and one of its own is moved.
+    const shared = data.buffer instanceof SharedArrayBuffer;
+    const owned = !shared && data.byteOffset === 0 && data.byteLength === data.buffer.byteLength;
     return this.ask({ op: 'update', id: this.id, data }, owned ? [data.buffer as ArrayBuffer] : []).then((reply) => {
       const back = (reply as Extract<Reply, { op: 'updated' }>).data;
-      return owned ? Buffer.from(back.buffer, back.byteOffset, back.byteLength) : data;
+      return owned && back ? Buffer.from(back.buffer, back.byteOffset, back.byteLength) : data;
     });
   }
 
