@@ -63,7 +63,12 @@ def _decode(data, column):
         codes = _segment(data, column["values"], "<i4")
         start = data.base_offset + column["dictionary"]["offset"]
         length = column["dictionary"]["length"]
-        entries = json.loads(data[start : start + length].decode("utf-8", "replace"))
+        text = data[start : start + length].decode("utf-8", "replace")
+        if column.get("terminated"):  # every entry ends in a NUL: one split, no JSON to parse
+            entries = text.split("\x00")
+            entries.pop()
+        else:
+            entries = json.loads(text)
         if column.get("binary"):
             entries = [base64.b64decode(entry) for entry in entries]
         table = np.empty(len(entries) + 1, dtype=object)

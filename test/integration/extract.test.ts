@@ -203,6 +203,20 @@ out = [editable.measure.tolist()[0], editable.id.tolist()]`),
     expect(await inKernel('out = [list(names.columns), names.shape]')).toEqual([['name'], [3, 1]]);
   });
 
+  it('keeps text exact whether or not a value holds a NUL byte, repeated or not', async () => {
+    const sql = (nul: string) =>
+      `SELECT CONCAT('v', seq % 3, ${nul}) AS few, CONCAT('row ', seq, ${nul}) AS many FROM seq_1_to_3000`;
+    await mysqlDb.extract(sql("''"), kernel, 'clean');
+    await mysqlDb.extract(sql("IF(seq = 2999, CAST(CHAR(0) AS CHAR), '')"), kernel, 'dirty');
+    const values = await inKernel<string[][]>(
+      'out = [clean.iloc[[0, 2998]].values.ravel().tolist(), dirty.iloc[[0, 2998]].values.ravel().tolist()]',
+    );
+    expect(values).toEqual([
+      ['v1', 'row 1', 'v2', 'row 2999'],
+      ['v1', 'row 1', 'v2\u0000', 'row 2999\u0000'],
+    ]);
+  });
+
   it('streams a million rows into a typed DataFrame with its provenance', async () => {
     const progress: ExtractProgress[] = [];
     const provenance = await mysqlDb.extract('SELECT * FROM big', kernel, 'big', {

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { encodeChunk } from '../../src/db/extract/encode-chunk.js';
+import { type ChunkColumn, type EncodedChunk, encodeChunk } from '../../src/db/extract/encode-chunk.js';
 
 const exact = { exactDecimals: false };
+
+/** A `dict` column's entries: NUL-terminated, or JSON when marked so. */
+function entriesOf(chunk: EncodedChunk, column: ChunkColumn | undefined): unknown[] {
+  const segment = column?.dictionary ?? { offset: 0, length: 0 };
+  const text = chunk.data.subarray(segment.offset, segment.offset + segment.length).toString();
+  return column?.terminated ? text.split('\0').slice(0, -1) : JSON.parse(text);
+}
 
 function floats(data: Buffer, offset: number, count: number): number[] {
   return Array.from({ length: count }, (_, index) => data.readDoubleLE(offset + index * 8));
@@ -52,8 +59,7 @@ describe('encodeChunk', () => {
     const chunk = encodeChunk([['2024-01-31'], ['yesterday'], ['2024-1x-01']], [{ kind: 'date' }], exact);
     const column = chunk.columns[0];
     expect(column?.encoding).toBe('dict');
-    const start = column?.dictionary?.offset ?? 0;
-    expect(JSON.parse(chunk.data.subarray(start, start + (column?.dictionary?.length ?? 0)).toString())).toEqual([
+    expect(entriesOf(chunk, column)).toEqual([
       '2024-01-31',
       'yesterday',
       '2024-1x-01',
@@ -73,10 +79,7 @@ describe('encodeChunk', () => {
     const repeated = Array.from({ length: 2000 }, (_, index) => [`segment ${index % 3}`]);
     const dictionaryOf = (rows: unknown[][]) => {
       const chunk = encodeChunk(rows, [{ kind: 'text' }], exact);
-      const segment = chunk.columns[0]?.dictionary;
-      return JSON.parse(
-        chunk.data.subarray(segment?.offset, (segment?.offset ?? 0) + (segment?.length ?? 0)).toString(),
-      );
+      return entriesOf(chunk, chunk.columns[0]);
     };
     expect(dictionaryOf(distinct)).toHaveLength(2000);
     expect(dictionaryOf(repeated)).toEqual(['segment 0', 'segment 1', 'segment 2']);

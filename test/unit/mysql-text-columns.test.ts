@@ -27,6 +27,11 @@ function packet(values: Array<string | Uint8Array | null>) {
   return { buffer: payload, offset: 4, end: payload.length };
 }
 
+/** A `dict` column's entries, in either of its forms (NUL-terminated or JSON), as the kernel reads them. */
+function entriesOf(text: string, terminated: boolean | undefined): string[] {
+  return terminated ? text.split('\0').slice(0, -1) : JSON.parse(text);
+}
+
 /** Every column of a chunk as plain values, whatever its encoding. */
 function decode(chunk: EncodedChunk): unknown[][] {
   return chunk.columns.map((column) => {
@@ -34,12 +39,16 @@ function decode(chunk: EncodedChunk): unknown[][] {
       chunk.data.subarray(segment.offset, segment.offset + segment.length);
     const values = at(column.values);
     const mask = column.mask ? at(column.mask) : undefined;
+    const entries =
+      column.encoding === 'dict'
+        ? entriesOf(at(column.dictionary ?? column.values).toString('utf8'), column.terminated)
+        : [];
     const out: unknown[] = [];
     for (let row = 0; row < chunk.rows; row++) {
       if (mask?.[row]) out.push(null);
       else if (column.encoding === 'dict') {
         const code = values.readInt32LE(row * 4);
-        out.push(code < 0 ? null : JSON.parse(at(column.dictionary ?? column.values).toString('utf8'))[code]);
+        out.push(code < 0 ? null : entries[code]);
       } else if (column.encoding === 'b1') out.push(values[row]);
       else if (column.encoding === 'i8') out.push(values.readBigInt64LE(row * 8));
       else if (column.encoding === 'u8') out.push(values.readBigUInt64LE(row * 8));
@@ -151,6 +160,23 @@ describe('MysqlTextColumns', () => {
     ]);
     const { columnar, expected } = both(rows, [{ kind: 'text' }]);
     expect(columnar).toEqual(expected);
+  });
+
+  it('ends each text entry with a NUL, and writes JSON instead for a chunk whose values hold one', () => {
+    const clean = Array.from({ length: 3000 }, (_, index) => [`customer ${index}`, `segment ${index % 3}`]);
+    const plain = both(clean, [{ kind: 'text' }, { kind: 'text' }]);
+    expect(plain.columnar).toEqual(plain.expected);
+    const reader = new MysqlTextColumns([{ kind: 'text' }, { kind: 'text' }], { exactDecimals: false });
+    for (const row of clean) reader.add(packet(row));
+    expect(reader.take().columns.map((column) => column.terminated)).toEqual([true, true]);
+    // A NUL inside a value, in a mostly distinct column and in a repeated one.
+    const dirty = clean.map(([name, segment], index) =>
+      index === 2500 ? [`nul\0inside ${index}`, 'seg\0ment'] : [name ?? '', segment ?? ''],
+    );
+    const { columnar, expected } = both(dirty, [{ kind: 'text' }, { kind: 'text' }]);
+    expect(columnar).toEqual(expected);
+    for (const row of dirty) reader.add(packet(row));
+    expect(reader.take().columns.map((column) => column.terminated)).toEqual([undefined, undefined]);
   });
 
   it('turns a column into text, like the row path, when a value does not fit its kind', () => {

@@ -44,6 +44,22 @@ export class ByteSink {
     this.length = out;
   }
 
+  /** `source[start, end)` and a NUL byte after it; false when the bytes hold a NUL themselves. */
+  terminated(source: Uint8Array, start: number, end: number): boolean {
+    this.ensure(end - start + 1);
+    const target = this.buffer;
+    let out = this.length;
+    let clean = true;
+    for (let at = start; at < end; at++) {
+      const byte = source[at] as number;
+      if (byte === 0) clean = false;
+      target[out++] = byte;
+    }
+    target[out++] = 0;
+    this.length = out;
+    return clean;
+  }
+
   view(): Uint8Array {
     return this.buffer.subarray(0, this.length);
   }

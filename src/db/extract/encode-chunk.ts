@@ -11,7 +11,9 @@
  *   b1    uint8 0/1, + mask                            (booleans)
  *   M8    float64 microseconds since 1970, NaN = NaT   (dates, datetimes)
  *   m8    float64 microseconds, NaN = NaT              (MySQL TIME)
- *   dict  int32 codes (-1 = NULL) + JSON array of strings (text, JSON, exact decimals, binary as base64)
+ *   dict  int32 codes (-1 = NULL) + the strings: a JSON array (text, JSON, exact decimals, binary as
+ *         base64), or, marked `terminated`, UTF-8 entries each ending in a NUL byte (text with no NUL
+ *         in it, from the MySQL reader: the kernel splits it in one call instead of parsing JSON)
  * A value that does not fit its column's kind turns that column of that chunk into `dict`.
  */
 import type { ColumnEncoding } from '../column-kind.js';
@@ -32,6 +34,8 @@ export interface ChunkColumn {
   dictionary?: Segment;
   /** Dictionary entries are base64 of bytes. */
   binary?: boolean;
+  /** The dictionary is UTF-8 entries, each ending in a NUL byte, not JSON. */
+  terminated?: boolean;
 }
 
 export interface EncodedChunk {
@@ -52,6 +56,7 @@ export type Encoded = {
   mask?: Uint8Array;
   dictionary?: Uint8Array;
   binary?: boolean;
+  terminated?: boolean;
 };
 
 /** A column's values, one per row: what the encoders read. */
@@ -106,6 +111,7 @@ export function packChunk(encoded: Encoded[], rows: number): EncodedChunk {
     if (column.mask) placed.mask = place(column.mask);
     if (column.dictionary) placed.dictionary = place(column.dictionary);
     if (column.binary) placed.binary = true;
+    if (column.terminated) placed.terminated = true;
     return placed;
   });
   return { data, rows, columns };
@@ -251,7 +257,7 @@ function encodeDictionary(rows: Column, binary: boolean): Encoded {
     }
     codes[row] = code;
   }
-  return { encoding: 'dict', values: bytes(codes), dictionary: Buffer.from(JSON.stringify(entries)), binary };
+  return dictEncoded(codes, entries, binary);
 }
 
 /** The `dict` encoding with one entry per row (codes 0..n-1, -1 for NULL). */
@@ -266,7 +272,17 @@ function encodePlain(rows: Column, binary: boolean): Encoded {
       entries.push(toText(value, binary));
     }
   }
-  return { encoding: 'dict', values: bytes(codes), dictionary: Buffer.from(JSON.stringify(entries)), binary };
+  return dictEncoded(codes, entries, binary);
+}
+
+/** Entries ending in NUL when none holds one (as the MySQL reader writes them), JSON otherwise. */
+function dictEncoded(codes: Int32Array, entries: string[], binary: boolean): Encoded {
+  const values = bytes(codes);
+  if (binary || entries.some((entry) => entry.includes('\0'))) {
+    return { encoding: 'dict', values, dictionary: Buffer.from(JSON.stringify(entries)), binary };
+  }
+  const dictionary = entries.length === 0 ? Buffer.alloc(0) : Buffer.from(`${entries.join('\0')}\0`);
+  return { encoding: 'dict', values, dictionary, terminated: true };
 }
 
 /** SQLite expressions carry no declared type: numbers stay numbers, anything else becomes text. */

@@ -1,7 +1,7 @@
 /**
  * Column builders for text: a per-chunk dictionary (or, for mostly distinct values, the values in
- * row order) written as JSON straight from the UTF-8 bytes, and the driver's own values for the
- * rare columns that need them (binary, BIT(n), NULL-typed).
+ * row order) written straight from the UTF-8 bytes, and the driver's own values for the rare
+ * columns that need them (binary, BIT(n), NULL-typed).
  */
 
 import { ByteDictionary } from './byte-dictionary.js';
@@ -13,14 +13,22 @@ import { type Encoded, encodeColumn } from './encode-chunk.js';
 const SAMPLE_ROWS = 1024;
 const SAMPLE_DISTINCT = 768;
 
-/** `dict`: text (and exact decimals) as int32 codes and a JSON array written from the UTF-8 bytes. */
+/**
+ * `dict`: text (and exact decimals) as int32 codes and the entries written straight from the UTF-8
+ * bytes, each ending in a NUL byte (or, when a value holds a NUL itself, as a JSON array).
+ */
 export class TextBuilder extends ColumnBuilder {
   private readonly codes = new Int32Array(this.capacity);
   private readonly dictionary = new ByteDictionary();
-  /** Row by row: the JSON array itself, being written. */
-  private plain: ByteSink | undefined;
-  private readonly sink = new ByteSink();
+  /** Entries stored row by row (mostly distinct values) rather than in the dictionary. */
+  private plain = false;
+  /** The entries, each followed by a NUL byte; entry `n` ends (before its NUL) at ends[n]. */
+  private readonly entries = new ByteSink();
+  private readonly ends = new Int32Array(this.capacity);
   private entryCount = 0;
+  /** No entry holds a NUL byte, so the NULs alone tell them apart. */
+  private clean = true;
+  private readonly json = new ByteSink();
 
   pushNull(): void {
     this.codes[this.rows] = -1;
@@ -28,11 +36,8 @@ export class TextBuilder extends ColumnBuilder {
   }
 
   push(buffer: Buffer, start: number, end: number): void {
-    const plain = this.plain;
-    if (plain) {
-      if (this.entryCount > 0) plain.byte(0x2c);
-      plain.jsonString(buffer, start, end);
-      this.codes[this.rows++] = this.entryCount++;
+    if (this.plain) {
+      this.codes[this.rows++] = this.addEntry(buffer, start, end);
       return;
     }
     if (this.rows === SAMPLE_ROWS && this.dictionary.size > SAMPLE_DISTINCT) {
@@ -44,7 +49,7 @@ export class TextBuilder extends ColumnBuilder {
   }
 
   byteSize(): number {
-    return this.rows * 4 + (this.plain?.length ?? this.dictionary.bytes.length + this.dictionary.size * 3);
+    return this.rows * 4 + (this.plain ? this.entries.length : this.dictionary.bytes.length + this.dictionary.size);
   }
 
   protected valueAt(): unknown {
@@ -53,17 +58,23 @@ export class TextBuilder extends ColumnBuilder {
 
   protected encodeFast(): Encoded {
     const values = bytesOf(this.codes.subarray(0, this.rows));
-    if (!this.plain) this.writeEntries(this.sink, (code) => code);
-    const sink = this.plain ?? this.sink;
-    sink.byte(0x5d);
-    return { encoding: 'dict', values, dictionary: sink.view(), binary: false };
+    if (!this.plain) this.addDictionaryEntries((code) => code, this.dictionary.size);
+    if (this.clean) return { encoding: 'dict', values, dictionary: this.entries.view(), terminated: true };
+    return { encoding: 'dict', values, dictionary: this.jsonEntries(), binary: false };
   }
 
   protected resetFast(): void {
     this.dictionary.clear();
-    this.plain = undefined;
-    this.sink.length = 0;
+    this.plain = false;
+    this.entries.length = 0;
     this.entryCount = 0;
+    this.clean = true;
+  }
+
+  private addEntry(source: Uint8Array, start: number, end: number): number {
+    if (!this.entries.terminated(source, start, end)) this.clean = false;
+    this.ends[this.entryCount] = this.entries.length - 1;
+    return this.entryCount++;
   }
 
   /** Mostly distinct values: rewrite the rows so far in row order and go on that way. */
@@ -75,22 +86,33 @@ export class TextBuilder extends ColumnBuilder {
       this.codes[row] = rowCodes.length;
       rowCodes.push(code);
     }
-    this.entryCount = this.writeEntries(this.sink, (index) => rowCodes[index] ?? 0, rowCodes.length);
-    this.plain = this.sink;
+    this.addDictionaryEntries((index) => rowCodes[index] ?? 0, rowCodes.length);
+    this.plain = true;
     this.dictionary.clear();
   }
 
-  /** '[' and the JSON strings of `count` entries (the dictionary's, by default), each chosen by `pick`. */
-  private writeEntries(sink: ByteSink, pick: (index: number) => number, count = this.dictionary.size): number {
+  /** `count` of the dictionary's entries, each chosen by `pick`, as the entries from the first. */
+  private addDictionaryEntries(pick: (index: number) => number, count: number): void {
     const { dictionary } = this;
-    sink.length = 0;
-    sink.byte(0x5b);
+    this.entries.length = 0;
+    this.entryCount = 0;
     for (let index = 0; index < count; index++) {
-      if (index > 0) sink.byte(0x2c);
       const code = pick(index);
-      sink.jsonString(dictionary.bytes.buffer, dictionary.start(code), dictionary.end(code));
+      this.addEntry(dictionary.bytes.buffer, dictionary.start(code), dictionary.end(code));
     }
-    return count;
+  }
+
+  /** The entries as a JSON array of strings. */
+  private jsonEntries(): Uint8Array {
+    const { json, entries, ends } = this;
+    json.length = 0;
+    json.byte(0x5b);
+    for (let index = 0; index < this.entryCount; index++) {
+      if (index > 0) json.byte(0x2c);
+      json.jsonString(entries.buffer, index === 0 ? 0 : (ends[index - 1] as number) + 1, ends[index] as number);
+    }
+    json.byte(0x5d);
+    return json.view();
   }
 }
 
