@@ -59,11 +59,7 @@ describe('encodeChunk', () => {
     const chunk = encodeChunk([['2024-01-31'], ['yesterday'], ['2024-1x-01']], [{ kind: 'date' }], exact);
     const column = chunk.columns[0];
     expect(column?.encoding).toBe('dict');
-    expect(entriesOf(chunk, column)).toEqual([
-      '2024-01-31',
-      'yesterday',
-      '2024-1x-01',
-    ]);
+    expect(entriesOf(chunk, column)).toEqual(['2024-01-31', 'yesterday', '2024-1x-01']);
   });
 
   it('keeps integers past 2^53 exact as int64 and unsigned ones as uint64', () => {
