@@ -6,87 +6,18 @@ Numbers are read with numpy.frombuffer, text through per-chunk dictionaries, and
 decodes each part while the host is still streaming the next ones, so no network or driver is
 needed in here and little is left to do once the last row has arrived."""
 
-import base64
 import json
 import os
 import time
 
-import numpy as np
 import pandas as pd
-
-NAT = np.iinfo(np.int64).min
-
-
-def _segment(data, segment, dtype):
-    count = segment["length"] // np.dtype(dtype).itemsize
-    return np.frombuffer(data, dtype=dtype, count=count, offset=data.base_offset + segment["offset"])
+from extract_column import Column
 
 
-class _Part(bytes):
-    """A part file's bytes, seen from one chunk inside it."""
+class _Part(bytearray):
+    """A part file's bytes, seen from one chunk inside it; one buffer is reused for every part."""
 
     base_offset = 0
-
-
-def _mask(data, column):
-    if "mask" not in column:
-        return None
-    return _segment(data, column["mask"], np.uint8).astype(bool)
-
-
-def _micros(values, kind):
-    missing = np.isnan(values)
-    nanos = np.where(missing, 0, values).astype(np.int64) * 1000
-    nanos[missing] = NAT
-    return nanos.view(kind)
-
-
-def _decode(data, column):
-    encoding = column["encoding"]
-    mask = _mask(data, column)
-    if encoding == "f8":
-        return _segment(data, column["values"], "<f8").copy()  # not a view: the part's bytes can go
-    if encoding in ("i8f", "i8", "u8"):
-        dtype = {"i8f": "<f8", "i8": "<i8", "u8": "<u8"}[encoding]
-        values = _segment(data, column["values"], dtype).astype(np.uint64 if encoding == "u8" else np.int64)
-        if mask is None:
-            return values
-        return pd.arrays.IntegerArray(values, mask)
-    if encoding == "b1":
-        values = _segment(data, column["values"], np.uint8).astype(bool)
-        return values if mask is None else pd.arrays.BooleanArray(values, mask)
-    if encoding == "M8":
-        return _micros(_segment(data, column["values"], "<f8"), "datetime64[ns]")
-    if encoding == "m8":
-        return _micros(_segment(data, column["values"], "<f8"), "timedelta64[ns]")
-    if encoding == "dict":
-        codes = _segment(data, column["values"], "<i4")
-        start = data.base_offset + column["dictionary"]["offset"]
-        length = column["dictionary"]["length"]
-        text = data[start : start + length].decode("utf-8", "replace")
-        if column.get("terminated"):  # every entry ends in a NUL: one split, no JSON to parse
-            entries = text.split("\x00")
-            entries.pop()
-        else:
-            entries = json.loads(text)
-        if column.get("binary"):
-            entries = [base64.b64decode(entry) for entry in entries]
-        table = np.empty(len(entries) + 1, dtype=object)
-        table[: len(entries)] = entries
-        table[-1] = None  # code -1 picks the last slot: NULL stays None, '' stays ''
-        return table[codes]
-    raise ValueError(f"unknown encoding {encoding!r}")
-
-
-def _join(pieces, name):
-    if len(pieces) == 1:
-        piece = pieces[0]
-        if isinstance(piece, np.ndarray) and not piece.flags.writeable:
-            piece = piece.copy()  # a view of the part's bytes: the frame's columns must be its own
-        return pd.Series(piece, name=name)
-    if all(isinstance(piece, np.ndarray) for piece in pieces) and len({piece.dtype for piece in pieces}) == 1:
-        return pd.Series(np.concatenate(pieces), name=name)
-    return pd.concat([pd.Series(piece) for piece in pieces], ignore_index=True).rename(name)
 
 
 def _finish(series, column):
@@ -98,36 +29,46 @@ def _finish(series, column):
 
 
 class _Frame:
-    """Decoded pieces of each column, part by part, and the DataFrame they make at the end."""
+    """The columns, filled part by part, and the DataFrame they make at the end."""
 
     def __init__(self, columns):
-        self.columns = columns
-        self.pieces = [[] for _ in columns]
+        self.columns = [Column(column) for column in columns]
+        self.buffer = _Part()
         self.rows = 0
 
     def add_part(self, folder, file, chunks):
-        with open(os.path.join(folder, file), "rb") as handle:
-            data = _Part(handle.read())
+        with open(os.path.join(folder, file), "rb", buffering=0) as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if len(self.buffer) < size:
+                self.buffer = _Part(size)  # the views of the last one are gone: decoding copies
+            view = memoryview(self.buffer)[:size]
+            done = 0
+            while done < size:
+                read = handle.readinto(view[done:])
+                if not read:
+                    raise RuntimeError(f"{file} ended early")
+                done += read
+            view.release()
+        data = self.buffer
         for chunk in chunks:
             data.base_offset = chunk["base"]
-            for index, column in enumerate(chunk["columns"]):
-                self.pieces[index].append(_decode(data, column))
+            for column, meta in zip(self.columns, chunk["columns"]):
+                column.add(data, meta, chunk["rows"])
             self.rows += chunk["rows"]
 
     def finish(self, provenance):
-        columns = self.columns
-        if any(self.pieces):
+        metas = [column.meta for column in self.columns]
+        if self.rows:
             series = []
-            for index, column in enumerate(columns):
-                pieces, self.pieces[index] = self.pieces[index], None  # freed column by column: the peak is one column
-                series.append(_finish(_join(pieces, column["name"]), column))
-                del pieces
+            for index, column in enumerate(self.columns):
+                series.append(_finish(column.series(), column.meta))
+                self.columns[index] = None  # freed column by column
             # Keyed by position, so duplicate names survive; copy=False keeps each column as decoded
             # instead of copying them all into consolidated blocks.
             frame = pd.DataFrame(dict(enumerate(series)), copy=False)
-            frame.columns = [column["name"] for column in columns]
+            frame.columns = [meta["name"] for meta in metas]
         else:
-            frame = pd.DataFrame({column["name"]: pd.Series(dtype=_empty_dtype(column)) for column in columns})
+            frame = pd.DataFrame({meta["name"]: pd.Series(dtype=_empty_dtype(meta)) for meta in metas})
         frame.attrs["provenance"] = provenance
         return frame
 

@@ -292,4 +292,48 @@ out = {
       anything: ['42', 'text here', '3.5'],
     });
   });
+
+  it('fills columns across many chunks, with NULLs arriving late and a column that turns to text midway', async () => {
+    const file = new BetterSqlite(join(sqliteFolder, 'mixed.db'));
+    file.exec('CREATE TABLE mixed (id INTEGER, n INTEGER, v INTEGER, t TEXT, d DATE)');
+    const insert = file.prepare('INSERT INTO mixed VALUES (?, ?, ?, ?, ?)');
+    file.transaction(() => {
+      for (let id = 0; id < 40_000; id++) {
+        insert.run(
+          id,
+          id === 30_000 ? null : id,
+          id < 10_000 ? id : `v${id}`,
+          `t${id % 5}`,
+          id === 35_000 ? null : '2024-01-31',
+        );
+      }
+    })();
+    file.close();
+    const mixed = await SqliteDatabase.open({ name: 'mixed', path: join(sqliteFolder, 'mixed.db'), limits: LIMITS });
+    try {
+      const provenance = await mixed.extract('SELECT * FROM mixed ORDER BY id', kernel, 'mixed');
+      expect(provenance.columns.map((column) => column.dtype)).toEqual([
+        'int64',
+        'Int64',
+        'object',
+        'object',
+        'datetime64[ns]',
+      ]);
+    } finally {
+      await mixed.close();
+    }
+    expect(
+      await inKernel(`out = [len(mixed), int(mixed.id.sum()), int(mixed.n.sum()), bool(mixed.n.isna()[30000]),
+  mixed.v[[0, 8191, 8192, 10000, 39999]].tolist(), mixed.t[[0, 39999]].tolist(), int(mixed.d.isna().sum()), str(mixed.d[0])]`),
+    ).toEqual([
+      40_000,
+      799_980_000,
+      799_950_000,
+      true,
+      [0, 8191, '8192', 'v10000', 'v39999'], // the second chunk turned to text as a whole,
+      ['t0', 't4'],
+      1,
+      '2024-01-31 00:00:00',
+    ]);
+  });
 });
