@@ -2,9 +2,10 @@
 
 An extract is a folder under /inputs: columns.json first, then part files (part-NNNNN.bin, each
 followed by its index part-NNNNN.json), then manifest.json; see encode-chunk.ts for the encodings.
-Numbers are read with numpy.frombuffer, text through per-chunk dictionaries, and follow_extract
-decodes each part while the host is still streaming the next ones, so no network or driver is
-needed in here and little is left to do once the last row has arrived."""
+Numbers are read with numpy.frombuffer, text through per-chunk dictionaries, straight into the
+frame's own arrays (extract_column.py), and follow_extract decodes each part while the host is
+still streaming the next ones, so no network or driver is needed in here and little is left to do
+once the last row has arrived."""
 
 import json
 import os
