@@ -4,14 +4,17 @@
  * (async iteration per row costs more than parsing them), with the connection paused while the
  * consumer is a few batches behind, so memory stays bounded.
  *
- * For an extraction (`columnar`), the driver's row parser is replaced by MysqlTextColumns: values go
- * from the packets straight into encoded chunks, and no row is ever made.
+ * For an extraction (`columnar`), rows go from the packets straight into encoded chunks
+ * (MysqlTextColumns), and no row is ever made: the socket's bytes are framed here once the column
+ * definitions are in (mysql-row-takeover.ts), and the driver's row parser is replaced for the rows
+ * it still frames itself.
  */
 import type { Connection, FieldPacket } from 'mysql2';
 import { mysqlColumnEncoding } from './column-kind.js';
 import type { EncodedChunk, EncodeOptions } from './extract/encode-chunk.js';
 import { CHUNK_ROWS, type ExtractColumn } from './extract/extract-into-kernel.js';
 import { MysqlTextColumns, type RowPacket } from './extract/mysql-text-columns.js';
+import { takeOverRows } from './mysql-row-takeover.js';
 
 export interface MysqlRowStream {
   columns: ExtractColumn[];
@@ -56,6 +59,8 @@ export function streamMysqlRows(
     notify();
   };
   let reader: MysqlTextColumns | undefined;
+  /** Gives the socket back to mysql2, when the rows were taken over. */
+  let giveBack: (() => void) | undefined;
   query.on('result', (row: unknown) => {
     if (!Array.isArray(row)) return; // the OK packet of a statement without a result set
     if (columnar) {
@@ -69,6 +74,7 @@ export function streamMysqlRows(
     }
   });
   query.on('end', () => {
+    giveBack?.();
     if (batch.length > 0) ready.push(batch);
     if (reader && reader.pending > 0) ready.push(reader.take());
     batch = [];
@@ -107,6 +113,7 @@ export function streamMysqlRows(
   return new Promise((resolve, reject) => {
     let started = false;
     query.on('error', (error: Error) => {
+      giveBack?.();
       failure ??= error;
       notify();
       if (!started) reject(error);
@@ -127,17 +134,17 @@ export function streamMysqlRows(
         reader = columnReader;
         // mysql2 assigns its own row parser right after 'fields'; this one takes its place and
         // returns no row, so the driver emits nothing per row.
-        const parser = {
-          next: (packet: RowPacket) => {
-            if (columnReader.add(packet)) deliver(columnReader.take());
-          },
+        const add = (packet: RowPacket) => {
+          if (columnReader.add(packet)) deliver(columnReader.take());
         };
+        const parser = { next: add };
         Object.defineProperty(query, '_rowParser', {
           configurable: true,
           get: () => parser,
           // mysql2's own parser arrives here once: from then on a plain property, read once per row.
           set: () => Object.defineProperty(query, '_rowParser', { value: parser, writable: true, configurable: true }),
         });
+        giveBack = takeOverRows(connection, add);
         resolve({ columns, batches: emptyBatches(), chunks: drain() as AsyncIterable<EncodedChunk>, cancel });
         return;
       }

@@ -251,6 +251,18 @@ out = {"rows": len(big), "ids": int(big.id.sum()), "labels": int(big.label.nuniq
     expect((await mysqlDb.query('SELECT COUNT(*) FROM big')).rows).toEqual([[1_000_000]]);
   });
 
+  it('stops an extraction that runs out of time mid-stream, and the next one works', async () => {
+    // 150,000 rows stream before the server stalls: the error arrives while rows are being read.
+    const stalling =
+      'SELECT seq, IF(seq = 150000, (SELECT COUNT(*) FROM seq_1_to_1000000 a JOIN seq_1_to_1000 b), 0) AS pause FROM seq_1_to_300000';
+    const attempt = mysqlDb.extract(stalling, kernel, 'stalled', { timeoutMs: 2000 });
+    await expect(attempt).rejects.toThrow(/ran longer than 2000 ms/);
+    expect((await kernel.run('stalled')).error?.name).toBe('NameError');
+    const after = await mysqlDb.extract('SELECT * FROM big ORDER BY id LIMIT 200000', kernel, 'after');
+    expect(after.rows).toBe(200_000);
+    expect(await inKernel('out = int(after.id.sum())')).toBe(20_000_100_000);
+  });
+
   it('rejects writes and bad DataFrame names before touching the kernel', async () => {
     await expect(mysqlDb.extract('DELETE FROM big', kernel, 'x')).rejects.toBeInstanceOf(SqlRejectedError);
     await expect(mysqlDb.extract('SELECT 1', kernel, 'import')).rejects.toThrow(/Python identifier/);
