@@ -1,19 +1,22 @@
 """One column of an extract, written chunk by chunk straight into the arrays of the finished
 DataFrame (see tally_extract.py for the part files and encode-chunk.ts for the encodings).
 
-The arrays grow by half with ndarray.resize, which reallocates in place where it can (mremap for
-large blocks), so a column never exists twice: no per-chunk pieces and no concatenation once the
-last row is in, when the frame would otherwise be copied whole (2.5 s of a 10M-row extract; fresh
-memory is dear on a VM). A column whose chunks disagree on their type (a chunk turned to text
-because a value did not fit) goes on as a list of decoded pieces, joined by pandas at the end."""
+Numbers are written into memory that grows in place (private anonymous pages, resized with
+mremap), so a column never exists twice: no per-chunk pieces and no concatenation once the last row
+is in, when the frame would otherwise be copied whole (2.5 s of a 10M-row extract; fresh memory is
+dear on a VM). The finished arrays keep those pages (their base is the map). Text is decoded into
+one object array per chunk, joined once at the end. A column whose chunks disagree on their type (a
+chunk turned to text because a value did not fit) goes on as pieces, joined by pandas at the end."""
 
 import base64
 import json
+import mmap
 
 import numpy as np
 import pandas as pd
 
 NAT = np.iinfo(np.int64).min
+_PRIVATE = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS  # a shared map would not grow: mremap past its size faults
 
 # The array each encoding is written into.
 _DTYPES = {
@@ -52,12 +55,6 @@ def entries(data, column):
     return table
 
 
-def decode(data, column, rows):
-    """A chunk's column as its own array (or pandas extension array), for a column of pieces."""
-    out = np.empty(rows, _DTYPES[column["encoding"]])
-    return _array(out, _write(data, column, out))
-
-
 def _write(data, column, out):
     """Writes the chunk's values into `out`; returns its NULL mask for a maskable encoding, if any."""
     encoding = column["encoding"]
@@ -78,67 +75,85 @@ def _write(data, column, out):
     return None
 
 
+class _Pages:
+    """A numeric column's memory: private anonymous pages that grow with mremap, so growing copies
+    nothing and a page is touched only when a value is written to it (unwritten ones read as 0)."""
+
+    def __init__(self, dtype, rows):
+        self.dtype = dtype
+        self.rows = max(rows, 1)
+        self.map = mmap.mmap(-1, self.rows * dtype.itemsize, flags=_PRIVATE)
+
+    def grow(self, rows):
+        """Room for at least `rows`, doubling (no view may be alive: numpy's views pin the pages)."""
+        if rows > self.rows:
+            while self.rows < rows:
+                self.rows *= 2
+            self.map.resize(self.rows * self.dtype.itemsize)
+
+    def view(self, start, end):
+        return np.frombuffer(self.map, self.dtype, count=end - start, offset=start * self.dtype.itemsize)
+
+    def array(self, rows):
+        """The first `rows`, the pages past them given back."""
+        self.map.resize(max(rows, 1) * self.dtype.itemsize)
+        return self.view(0, rows)
+
+
 class Column:
-    """One column's values so far, in arrays of the frame's type with room to grow."""
+    """One column's values so far: numbers in pages that grow in place, text as decoded pieces."""
 
     def __init__(self, meta):
         self.meta = meta
         self.rows = 0
-        self.values = None
-        self.mask = None
-        self.pieces = None  # a column whose chunks disagree on their type
+        self.dtype = None
+        self.values = None  # _Pages for numbers
+        self.mask = None  # _Pages of bool, once a chunk has a NULL mask
+        self.pieces = None  # text, and a column whose chunks disagree on their type
 
     def add(self, data, column, rows):
-        encoding = column["encoding"]
-        if self.pieces is not None or (self.values is not None and self.values.dtype != _DTYPES[encoding]):
-            self._add_piece(decode(data, column, rows))
+        dtype = _DTYPES[column["encoding"]]
+        if self.dtype is None:
+            self.dtype = dtype
+            if dtype != np.dtype(object):
+                self.values = _Pages(dtype, rows)
+        if self.values is None or dtype != self.dtype:
+            out = np.empty(rows, dtype)
+            self._add_piece(_array(out, _write(data, column, out)))
             return
-        self._reserve(encoding, rows)
         start, end = self.rows, self.rows + rows
-        mask = _write(data, column, self.values[start:end])
+        self.values.grow(end)
+        mask = _write(data, column, self.values.view(start, end))
+        if self.mask is not None:
+            self.mask.grow(self.values.rows)
         if mask is not None:
             if self.mask is None:
-                self.mask = np.zeros(len(self.values), dtype=bool)
-            self.mask[start:end] = mask
-        elif self.mask is not None:
-            self.mask[start:end] = False
+                self.mask = _Pages(np.dtype(bool), self.values.rows)
+            self.mask.view(start, end)[:] = mask  # rows without a mask keep the pages' zeros: not NULL
         self.rows = end
 
     def series(self):
-        """The column as a Series, its arrays cut to their rows; the column lets go of them."""
-        if self.pieces is not None:
-            pieces, self.pieces = self.pieces, None
-            return pd.concat([pd.Series(piece) for piece in pieces], ignore_index=True).rename(self.meta["name"])
-        values, mask = self._trimmed()
+        """The column as a Series; the column lets go of its memory."""
+        name = self.meta["name"]
+        if self.values is None and self.pieces is None:
+            return pd.Series(np.empty(0, dtype=object), name=name)
+        if self.values is not None:
+            values = self._take_pages()
+            return pd.Series(values, name=name, copy=False)
+        pieces, self.pieces = self.pieces, None
+        if all(isinstance(piece, np.ndarray) for piece in pieces) and len({piece.dtype for piece in pieces}) == 1:
+            return pd.Series(pieces[0] if len(pieces) == 1 else np.concatenate(pieces), name=name, copy=False)
+        return pd.concat([pd.Series(piece) for piece in pieces], ignore_index=True).rename(name)
+
+    def _take_pages(self):
+        values = self.values.array(self.rows)
+        mask = self.mask.array(self.rows) if self.mask is not None else None
         self.values = self.mask = None
-        return pd.Series(_array(values, mask), name=self.meta["name"], copy=False)
-
-    def _reserve(self, encoding, rows):
-        if self.values is None:
-            self.values = np.empty(max(rows, 1024), dtype=_DTYPES[encoding])
-            return
-        capacity = len(self.values)
-        if self.rows + rows <= capacity:
-            return
-        while capacity < self.rows + rows:
-            capacity += capacity // 2
-        self.values.resize(capacity, refcheck=False)
-        if self.mask is not None:
-            self.mask.resize(capacity, refcheck=False)
-
-    def _trimmed(self):
-        values, mask = self.values, self.mask
-        if values is None:
-            return np.empty(0, dtype=object), None
-        values.resize(self.rows, refcheck=False)
-        if mask is not None:
-            mask.resize(self.rows, refcheck=False)
-        return values, mask
+        return _array(values, mask)
 
     def _add_piece(self, piece):
         if self.pieces is None:
-            values, mask = self._trimmed()
-            self.pieces = [_array(values, mask)] if self.rows else []
+            self.pieces = [self._take_pages()] if self.values is not None and self.rows else []
             self.values = self.mask = None
         self.pieces.append(piece)
         self.rows += len(piece)
