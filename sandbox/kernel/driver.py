@@ -42,6 +42,7 @@ PROTOCOL = 2
 MAIN_PID = os.getpid()
 DEFAULT_OUTPUT_LIMIT = 64 * 1024
 READ_BYTES = 64 * 1024
+RETIRED = "_tally_retired"  # set aside by a cell, freed once its reply is sent
 
 
 class Channel:
@@ -141,6 +142,11 @@ class Kernel:
                 os._exit(1)  # a forked child of user code never speaks for the kernel
             return error
         return None
+
+    def release_retired(self):
+        """Frees what a cell set aside in `_tally_retired` (a DataFrame an extract replaced), now that
+        the reply is sent: freeing a large frame takes a while, and nobody need wait for it."""
+        self.namespace.pop(RETIRED, None)
 
     def compile_cell(self, code):
         """(statements, last expression) as code objects; either may be None."""
@@ -272,6 +278,7 @@ def main():
             op = request.get("op")
             if op == "run":
                 channel.send(kernel.run(request, request_id))
+                kernel.release_retired()
             elif op == "ping":
                 channel.send({"type": "pong", "id": request_id})
             else:

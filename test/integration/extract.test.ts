@@ -203,6 +203,17 @@ out = [editable.measure.tolist()[0], editable.id.tolist()]`),
     expect(await inKernel('out = [list(names.columns), names.shape]')).toEqual([['name'], [3, 1]]);
   });
 
+  it('frees the frame an extract replaces once the reply is out, keeping the new one', async () => {
+    await mysqlDb.extract('SELECT id, name FROM types', kernel, 'again');
+    await kernel.run('import weakref\n_old_again = weakref.ref(again)');
+    await mysqlDb.extract('SELECT id FROM types ORDER BY id', kernel, 'again');
+    expect(await inKernel('out = [_old_again() is None, "_tally_retired" in globals(), list(again.columns)]')).toEqual([
+      true,
+      false,
+      ['id'],
+    ]);
+  });
+
   it('keeps text exact whether or not a value holds a NUL byte, repeated or not', async () => {
     const sql = (nul: string) =>
       `SELECT CONCAT('v', seq % 3, ${nul}) AS few, CONCAT('row ', seq, ${nul}) AS many FROM seq_1_to_3000`;

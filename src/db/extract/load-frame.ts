@@ -20,6 +20,8 @@ const DECODE_MARGIN_MS = 120_000;
 export function startLoading(kernel: Kernel, name: string, folder: string, timeoutMs: number): FrameLoading {
   const code = [
     'from tally_extract import follow_extract as _tally_follow_extract',
+    // A frame this one replaces is freed by the driver after the reply (driver.py release_retired).
+    `_tally_retired = globals().get(${JSON.stringify(name)})`,
     `${name} = _tally_follow_extract(${JSON.stringify(`/inputs/${folder}`)}, ${Math.ceil(timeoutMs / 1000) + 60})`,
     `globals().setdefault("_tally_extracts", {})[${JSON.stringify(name)}] = ${name}.attrs["provenance"]`,
     `print(__import__("json").dumps([str(dtype) for dtype in ${name}.dtypes]))`,
