@@ -17,6 +17,7 @@ import pandas as pd
 
 NAT = np.iinfo(np.int64).min
 _PRIVATE = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS  # a shared map would not grow: mremap past its size faults
+_HUGE = getattr(mmap, "MADV_HUGEPAGE", None)
 
 # The array each encoding is written into.
 _DTYPES = {
@@ -83,6 +84,12 @@ class _Pages:
         self.dtype = dtype
         self.rows = max(rows, 1)
         self.map = mmap.mmap(-1, self.rows * dtype.itemsize, flags=_PRIVATE)
+        if _HUGE is not None:
+            # 2 MiB pages: a first touch of 4 KiB pages cost 0.3 s per 100 MB here, of huge ones 0.01-0.15 s.
+            try:
+                self.map.madvise(_HUGE)
+            except OSError:
+                pass  # a kernel without transparent huge pages
 
     def grow(self, rows):
         """Room for at least `rows`, doubling (no view may be alive: numpy's views pin the pages)."""

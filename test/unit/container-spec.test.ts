@@ -33,7 +33,9 @@ describe('containerSpec', () => {
     expect(spec.HostConfig?.LogConfig).toEqual({ Type: 'none', Config: {} });
     expect(
       spec.Env?.every((entry) =>
-        /^(TALLY_PRELOAD|TALLY_PRELOAD_LATER|TMPDIR|TALLY_WORKSPACE|TALLY_OUTBOX)=/.test(entry),
+        /^(TALLY_PRELOAD|TALLY_PRELOAD_LATER|TMPDIR|TALLY_WORKSPACE|TALLY_OUTBOX|PYTHONMALLOC|GLIBC_TUNABLES)=/.test(
+          entry,
+        ),
       ),
     ).toBe(true);
   });
