@@ -12,6 +12,7 @@
  */
 import type { App } from '@slack/bolt';
 import type { TallyDirectory } from '../../src/ports/chat.js';
+import type { SlackListenerContext } from './slack-listeners.js';
 import { slackThreadKey } from './slack-thread-key.js';
 
 /** Slack shows at most four suggested prompts. */
@@ -48,15 +49,11 @@ export function suggestedPrompts(directory: TallyDirectory | undefined): Array<{
     }));
 }
 
-export interface AssistantContext {
-  app: App;
-  directory: TallyDirectory | undefined;
-  allowed: (channel: string, user: string) => boolean;
-  refuse: (channel: string, user: string, threadTs: string | undefined) => Promise<void>;
-  /** Posts in a thread through the adapter (ordered and retried like every post). */
-  say: (threadKey: string, text: string) => Promise<void>;
-  logError: (error: unknown, message: string) => void;
-}
+/** What assistant threads use of the listeners' context (`say` posts through the adapter's queue). */
+export type AssistantContext = Pick<
+  SlackListenerContext,
+  'app' | 'directory' | 'allowed' | 'refuse' | 'say' | 'logError'
+>;
 
 export function registerAssistant(context: AssistantContext): void {
   context.app.event('assistant_thread_started', async ({ event, client, context: bolt }) => {

@@ -1,13 +1,5 @@
-/**
- * The `/tally` slash command. `/tally <question>` starts a session in the channel as a mention
- * would: tally posts a root message quoting who asked what, and the question runs in its thread.
- * `/tally sessions` and `/tally settings` answer only the person who asked (the command's ephemeral
- * response); `/tally` alone or `/tally help` gives the usage. Every branch acks before any I/O,
- * well inside Slack's 3 seconds.
- */
-import type { App } from '@slack/bolt';
-import type { Inbound, TallyDirectory, ThreadKey } from '../../src/ports/chat.js';
-import { escapeMrkdwn, SETTINGS_HINT, sessionFacts, sessionTitle } from './slack-home.js';
+import { escapeMrkdwn, SETTINGS_HINT, sessionFacts, sessionTitle, threadLink } from './slack-home.js';
+import type { SlackListenerContext } from './slack-listeners.js';
 import { slackThreadKey } from './slack-thread-key.js';
 
 /** Sessions listed by `/tally sessions`. */
@@ -45,18 +37,11 @@ export function rootText(user: string, question: string): string {
   return `<@${user}> asked with /tally:\n${quoted}`;
 }
 
-export interface CommandContext {
-  app: App;
-  directory: TallyDirectory | undefined;
-  allowed: (channel: string, user: string) => boolean;
-  refuse: (channel: string, user: string, threadTs: string | undefined) => Promise<void>;
-  /** Posts a new top-level message in the channel (through the adapter's queue); resolves with its ts. */
-  postRoot: (channel: string, text: string) => Promise<string>;
-  markThread: (threadKey: ThreadKey) => void;
-  deliver: (inbound: Inbound) => void;
-  link: (threadKey: ThreadKey) => string | undefined;
-  logError: (error: unknown, message: string) => void;
-}
+/** What `/tally` uses of the listeners' context. */
+export type CommandContext = Pick<
+  SlackListenerContext,
+  'app' | 'directory' | 'allowed' | 'refuse' | 'postRoot' | 'markThread' | 'deliver' | 'workspaceUrl' | 'logError'
+>;
 
 export function registerTallyCommand(context: CommandContext): void {
   context.app.command('/tally', async ({ command, ack, respond }) => {
@@ -86,7 +71,10 @@ export function registerTallyCommand(context: CommandContext): void {
           ? 'You have no sessions yet. Start one with `/tally <question>`.'
           : [
               '*Your recent sessions*',
-              ...sessions.map((session) => `• ${sessionTitle(session, context.link)}\n   ${sessionFacts(session)}`),
+              ...sessions.map(
+                (session) =>
+                  `• ${sessionTitle(session, (threadKey) => threadLink(context.workspaceUrl(), threadKey))}\n   ${sessionFacts(session)}`,
+              ),
             ].join('\n'),
       );
       return;

@@ -1,12 +1,5 @@
-/**
- * Slack's App Home tab: when a person opens it (`app_home_opened`, tab `home`), `views.publish` a
- * view of their recent sessions (request, status, sections accepted, a link to the thread), their
- * report exports and the settings a new thread starts with. The view builder is pure; links to
- * threads are built from the workspace URL `auth.test` gave at start-up (no `chat.getPermalink`
- * call per session each time the tab opens).
- */
-import type { App } from '@slack/bolt';
-import type { SessionSummary, TallyDirectory, ThreadKey } from '../../src/ports/chat.js';
+import type { SessionSummary, ThreadKey } from '../../src/ports/chat.js';
+import type { SlackListenerContext } from './slack-listeners.js';
 import type { Block } from './slack-render.js';
 import { parseSlackThreadKey } from './slack-thread-key.js';
 
@@ -106,13 +99,8 @@ export function threadLink(workspaceUrl: string, threadKey: ThreadKey): string |
   }
 }
 
-export interface HomeTabContext {
-  app: App;
-  directory: TallyDirectory | undefined;
-  /** The workspace URL from `auth.test` (`https://<team>.slack.com/`), for links to threads. */
-  workspaceUrl: () => string;
-  logError: (error: unknown, message: string) => void;
-}
+/** What the App Home tab uses of the listeners' context. */
+export type HomeTabContext = Pick<SlackListenerContext, 'app' | 'directory' | 'workspaceUrl' | 'logError'>;
 
 export function registerHomeTab(context: HomeTabContext): void {
   context.app.event('app_home_opened', async ({ event, client }) => {

@@ -11,7 +11,7 @@ import { ACTION_IDS, type Inbound, type SharedFile, type TallyDirectory } from '
 import { registerAssistant, titleAssistantThread } from './slack-assistant.js';
 import { registerTallyCommand } from './slack-command.js';
 import { type MessageChangedEvent, parseEdit } from './slack-edits.js';
-import { registerHomeTab, threadLink } from './slack-home.js';
+import { registerHomeTab } from './slack-home.js';
 import {
   EDIT_VIEW,
   editModal,
@@ -244,31 +244,9 @@ export function registerSlackListeners(context: SlackListenerContext): void {
   onSubmit(REVISE_VIEW, 'feedback', 'Say what should change.', ACTION_IDS.revise);
   onSubmit(EDIT_VIEW, 'code', 'Give the code to run, or Skip the cell instead.', ACTION_IDS.edit);
 
-  registerAssistant({
-    app,
-    directory: context.directory,
-    allowed: context.allowed,
-    refuse: context.refuse,
-    say: context.say,
-    logError: context.logError,
-  });
-  registerHomeTab({
-    app,
-    directory: context.directory,
-    workspaceUrl: context.workspaceUrl,
-    logError: context.logError,
-  });
-  registerTallyCommand({
-    app,
-    directory: context.directory,
-    allowed: context.allowed,
-    refuse: context.refuse,
-    postRoot: context.postRoot,
-    markThread: context.markThread,
-    deliver: context.deliver,
-    link: (threadKey) => threadLink(context.workspaceUrl(), threadKey),
-    logError: context.logError,
-  });
+  registerAssistant(context);
+  registerHomeTab(context);
+  registerTallyCommand(context);
 
   app.error(async (error) => {
     context.logError(error, 'slack listener failed');
