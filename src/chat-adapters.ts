@@ -14,12 +14,14 @@ export interface AdapterContext {
   memory: Store;
   /** A person's sessions, starter prompts and default settings. */
   directory: TallyDirectory;
+  /** The Slack user groups the access policy names, whose members the Slack adapter looks up. */
+  usergroups?: readonly string[];
 }
 
 export function slackAdapter(
   settings: SlackSettings,
   logger: Logger,
-  { isKnownThread, memory, directory }: AdapterContext,
+  { isKnownThread, memory, directory, usergroups }: AdapterContext,
   pacing: {
     /** Pause between two posts to one channel; Slack allows about one per second. */
     minIntervalMs?: number;
@@ -38,6 +40,7 @@ export function slackAdapter(
     isKnownThread,
     memory,
     directory,
+    ...(usergroups?.length ? { usergroups } : {}),
     ...(pacing.minIntervalMs !== undefined ? { minIntervalMs: pacing.minIntervalMs } : {}),
     ...(pacing.streamIntervalMs !== undefined ? { streamIntervalMs: pacing.streamIntervalMs } : {}),
     logger: logger.child({ component: 'slack' }),

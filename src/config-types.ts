@@ -162,4 +162,15 @@ export interface Config {
   operations: OperationSettings;
   /** The schedules file (TALLY_SCHEDULES, YAML or JSON), absolute; `tally slack|discord` runs its schedules. */
   schedulesFile?: string;
+  access: AccessSettings;
+}
+
+/** Who may read what: the access policy and what it needs. */
+export interface AccessSettings {
+  /** The access policy (TALLY_POLICY, YAML or JSON), absolute; absent: every user reads every table. */
+  policyFile?: string;
+  /** The secret behind pseudonymised columns (TALLY_PSEUDONYM_KEY); needed when the policy hashes a column. */
+  pseudonymSecret?: string;
+  /** Who the console, `ask` and `eval` run as under the policy (TALLY_CONSOLE_USER; default the OS user). */
+  consoleUser: string;
 }

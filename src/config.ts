@@ -2,7 +2,7 @@
  * The only reader of the environment: one zod schema, every problem reported at once, each
  * message naming the variable to change.
  */
-import { availableParallelism, homedir, totalmem } from 'node:os';
+import { availableParallelism, homedir, totalmem, userInfo } from 'node:os';
 import { basename, resolve } from 'node:path';
 import { z } from 'zod';
 import type { ApprovalModeSetting, Config, DatabaseSettings, DockerEndpoint, ReviewSettings } from './config-types.js';
@@ -113,6 +113,9 @@ const schema = z.object({
   TALLY_SHUTDOWN_GRACE_MS: milliseconds(30_000),
   TALLY_REQUIRE_READONLY: z.enum(['true', 'false']).optional(),
   TALLY_SCHEDULES: z.string().min(1, 'a path to a YAML or JSON file of schedules').optional(),
+  TALLY_POLICY: z.string().min(1, 'a path to a YAML or JSON access policy').optional(),
+  TALLY_PSEUDONYM_KEY: z.string().min(16, 'at least 16 characters of secret (e.g. openssl rand -hex 32)').optional(),
+  TALLY_CONSOLE_USER: z.string().min(1).optional(),
 });
 
 const list = (value: string) =>
@@ -126,6 +129,15 @@ export function approvalModeFor(settings: ReviewSettings, threadKey: string): Ap
   const matches = settings.approveChannels.filter((entry) => threadKey.startsWith(entry.prefix));
   const best = matches.sort((left, right) => right.prefix.length - left.prefix.length)[0];
   return best?.mode ?? settings.approve;
+}
+
+/** The OS user running tally: the console's principal when TALLY_CONSOLE_USER is not set. */
+function osUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'console';
+  }
 }
 
 /** As many kernels as three quarters of the host's memory holds at TALLY_SANDBOX_MEMORY_MB each. */
@@ -276,6 +288,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
       ...(e.TALLY_REQUIRE_READONLY === undefined ? {} : { requireReadonly: e.TALLY_REQUIRE_READONLY === 'true' }),
     },
     ...(e.TALLY_SCHEDULES === undefined ? {} : { schedulesFile: resolve(e.TALLY_SCHEDULES) }),
+    access: {
+      ...(e.TALLY_POLICY === undefined ? {} : { policyFile: resolve(e.TALLY_POLICY) }),
+      ...(e.TALLY_PSEUDONYM_KEY === undefined ? {} : { pseudonymSecret: e.TALLY_PSEUDONYM_KEY }),
+      consoleUser: e.TALLY_CONSOLE_USER ?? osUser(),
+    },
     databaseLimits: {
       queryTimeoutMs: e.TALLY_QUERY_TIMEOUT_MS,
       extractTimeoutMs: e.TALLY_EXTRACT_TIMEOUT_MS,

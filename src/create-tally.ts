@@ -22,6 +22,8 @@ import type { Logger } from './logger.js';
 import { type OpsServer, startOpsServer } from './ops/ops-server.js';
 import { PrometheusMetrics } from './ops/prometheus-metrics.js';
 import { checkReadiness, databaseCheck, engineCheck, modelCheck, storeCheck } from './ops/readiness.js';
+import { AccessPolicy, requirePseudonymSecret } from './policy/access-policy.js';
+import { loadPolicy } from './policy/policy-file.js';
 import type { Post, TallyDirectory, ThreadKey } from './ports/chat.js';
 import type { Database } from './ports/database.js';
 import type { LlmClient } from './ports/llm.js';
@@ -38,6 +40,8 @@ export interface Tally {
   /** A person's sessions, starter prompts and default settings, for the adapters' home surfaces. */
   directory: TallyDirectory;
   databases: Database[];
+  /** Who may read what (TALLY_POLICY); absent: everyone reads every configured database. */
+  policy: AccessPolicy | undefined;
   sandbox: Sandbox;
   store: Store;
   metrics: PrometheusMetrics;
@@ -56,6 +60,8 @@ export interface CreateTallyOptions {
   say?: (line: string) => void;
   /** Serve /healthz, /readyz and /metrics here when TALLY_HTTP_PORT is not set (the chat services). */
   defaultHttpPort?: number;
+  /** Warn at start-up when no access policy is set (the chat services, where many people reach tally). */
+  warnWithoutPolicy?: boolean;
   /** Stop when a database account can do more than read, unless TALLY_REQUIRE_READONLY says otherwise. Default false. */
   requireReadonly?: boolean;
 }
@@ -132,8 +138,25 @@ async function loadSavedPlaybooks(folder: string) {
   return existsSync(folder) ? loadPlaybooks(folder) : [];
 }
 
+/** Without a policy file the chat services say once, at start-up, that everyone reads everything. */
+export const NO_POLICY_WARNING =
+  'no access policy (TALLY_POLICY): every user who can reach tally reads every table of every configured database, and masks nothing';
+
 export async function createTally(options: CreateTallyOptions): Promise<Tally> {
   const { config, logger } = options;
+  // Checked before anything starts: a bad policy stops start-up listing every problem.
+  const { policyFile } = config.access;
+  const policyRules = policyFile
+    ? await loadPolicy(
+        policyFile,
+        config.databases.map((database) => database.name),
+      )
+    : undefined;
+  if (policyRules) requirePseudonymSecret(policyRules, config.access);
+  if (!policyRules && options.warnWithoutPolicy) {
+    logger.warn({ variable: 'TALLY_POLICY' }, NO_POLICY_WARNING);
+    options.say?.(`warning: ${NO_POLICY_WARNING}`);
+  }
   const prompts = await loadStagePrompts();
   const playbooks = [...(await loadPlaybooks()), ...(await loadSavedPlaybooks(config.review.playbookDir))];
   let sandbox: DockerSandbox | undefined;
@@ -141,6 +164,7 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
   const databases = (await openDatabases(config, logger, options.say ?? (() => {}))).map((database) =>
     measuredDatabase(database, metrics),
   );
+  const policy = policyRules && new AccessPolicy(policyRules, config.access, databases);
   try {
     await checkAccounts(config, logger, options);
   } catch (error) {
@@ -174,6 +198,7 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     approvalMode: (threadKey) => approvalModeFor(config.review, threadKey),
     playbookDir: config.review.playbookDir,
     maxUploadBytes: config.review.maxUploadBytes,
+    ...(policy ? { access: policy } : {}),
     lockTtlMs: config.operations.lockTtlMs,
     metrics,
     onPlaybookSaved: async (path) => agent.addPlaybook(parsePlaybook(path, await readFile(path, 'utf8'))),
@@ -206,6 +231,7 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     router,
     directory,
     databases,
+    policy,
     sandbox,
     store,
     metrics,

@@ -259,3 +259,28 @@ export class ScheduleFileError extends AppError {
     this.issues = issues;
   }
 }
+
+export interface PolicyIssue {
+  /** `grants[2]`, `principals.analysts`, `databases.telco`, or `(file)`. */
+  entry: string;
+  /** The field at fault, e.g. `to.0`; empty for the entry as a whole. */
+  field: string;
+  message: string;
+}
+
+/** The access policy file (TALLY_POLICY) cannot be read or is invalid; every problem is listed. */
+export class PolicyFileError extends AppError {
+  readonly issues: readonly PolicyIssue[];
+
+  constructor(path: string, issues: PolicyIssue[]) {
+    const lines = issues.map((issue) => `  ${issue.entry}${issue.field ? `, ${issue.field}` : ''}: ${issue.message}`);
+    super(
+      'POLICY_INVALID',
+      `The access policy ${path} (TALLY_POLICY) is invalid; fix these entries:\n${lines.join('\n')}`,
+      {
+        details: { path, issues },
+      },
+    );
+    this.issues = issues;
+  }
+}

@@ -212,7 +212,12 @@ async function main(argv: string[]): Promise<number> {
 }
 
 /** Errors that are the operator's to fix in the configuration: exit code 2, like bad arguments. */
-const CONFIGURATION_ERRORS = new Set(['CONFIG_INVALID', 'DATABASE_ACCOUNT_NOT_READONLY', 'SCHEDULES_INVALID']);
+const CONFIGURATION_ERRORS = new Set([
+  'CONFIG_INVALID',
+  'DATABASE_ACCOUNT_NOT_READONLY',
+  'SCHEDULES_INVALID',
+  'POLICY_INVALID',
+]);
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),

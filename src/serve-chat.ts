@@ -5,6 +5,7 @@
 
 import type { AdapterContext } from './chat-adapters.js';
 import { type CreateTallyOptions, createTally, type Tally } from './create-tally.js';
+import { policyUsergroups } from './policy/policy-file.js';
 import type { ChatAdapter } from './ports/chat.js';
 import { type Clock, SYSTEM_CLOCK } from './ports/clock.js';
 import { loadSchedules } from './schedules/load-schedules.js';
@@ -38,6 +39,7 @@ export async function serveChat<A extends ChatAdapter>(
   const watch = new ThreadWatch();
   let adapter: A | undefined;
   const tally = await createTally({
+    warnWithoutPolicy: true,
     ...options,
     post: (threadKey, post) => {
       if (!adapter) throw new Error('the chat adapter is not ready');
@@ -49,6 +51,7 @@ export async function serveChat<A extends ChatAdapter>(
     isKnownThread: async (threadKey) => (await tally.store.get<SessionRecord>(sessionKey(threadKey))) !== undefined,
     memory: tally.store,
     directory: tally.directory,
+    usergroups: tally.policy ? policyUsergroups(tally.policy.policy) : [],
   });
   adapter = started;
   started.onInbound((inbound) => tally.router.handle(inbound));

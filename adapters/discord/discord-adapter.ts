@@ -5,9 +5,19 @@
  * progress is one message edited in place (discord-progress.ts); other status is the typing
  * indicator plus one edited status message, or a line of the running turn's progress message.
  * Messages, edits, clicks, forms, reactions and option suggestions become inbound messages (see
- * discord-listeners.ts).
+ * discord-listeners.ts), each with the person's role ids and where it happened; `groupsOf` asks
+ * Discord for a member's roles when no message carries them (scheduled runs).
  */
-import { Client, GatewayIntentBits, type Interaction, MessageFlags, Partials, type SendableChannels } from 'discord.js';
+import {
+  Client,
+  DiscordAPIError,
+  GatewayIntentBits,
+  type Interaction,
+  MessageFlags,
+  Partials,
+  RESTJSONErrorCodes,
+  type SendableChannels,
+} from 'discord.js';
 import type { Logger } from '../../src/logger.js';
 import type {
   ChannelKey,
@@ -27,7 +37,7 @@ import { messageOptions } from './discord-message-options.js';
 import { DiscordProgress } from './discord-progress.js';
 import { type DiscordOp, type Remembered, renderForDiscord } from './discord-render.js';
 import { DiscordStatus } from './discord-status.js';
-import { discordThreadKey, parseDiscordThreadKey } from './discord-thread-key.js';
+import { discordThreadKey, parseDiscordChannelKey, parseDiscordThreadKey } from './discord-thread-key.js';
 
 export interface DiscordAdapterOptions {
   token: string;
@@ -58,6 +68,13 @@ export interface DiscordAdapterOptions {
 
 /** Interactions stay answerable for 15 minutes; ephemeral notices use them for a little less. */
 const INTERACTION_TTL_MS = 14 * 60_000;
+
+/** What Discord answers for a member, user or guild that is not there: no roles, rather than a failure. */
+const UNKNOWN_MEMBER_CODES = new Set<unknown>([
+  RESTJSONErrorCodes.UnknownMember,
+  RESTJSONErrorCodes.UnknownUser,
+  RESTJSONErrorCodes.UnknownGuild,
+]);
 
 export class DiscordAdapter implements ChatAdapter {
   readonly client: Client;
@@ -204,6 +221,24 @@ export class DiscordAdapter implements ChatAdapter {
     const threadKey = discordThreadKey(guildId, thread.id);
     this.threads.add(threadKey);
     return threadKey;
+  }
+
+  /**
+   * The role ids (without @everyone) of `userId` in the guild of `channel` (`discord:<guild>:<channel>`);
+   * none for someone who is not a member (logged). Fetched from Discord every time: without the
+   * privileged GuildMembers intent no member updates arrive, so a cached member's roles may be stale.
+   */
+  async groupsOf(userId: string, channel: ChannelKey): Promise<string[]> {
+    const { guildId } = parseDiscordChannelKey(channel);
+    try {
+      const guild = await this.client.guilds.fetch(guildId);
+      const member = await guild.members.fetch({ user: userId, force: true });
+      return [...member.roles.cache.keys()].filter((id) => id !== guild.id);
+    } catch (error) {
+      if (!(error instanceof DiscordAPIError) || !UNKNOWN_MEMBER_CODES.has(error.code)) throw error;
+      this.options.logger.warn({ userId, guildId, code: error.code }, 'discord member unknown: no roles');
+      return [];
+    }
   }
 
   private async channel(id: string): Promise<

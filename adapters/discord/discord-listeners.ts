@@ -4,7 +4,8 @@
  * the session; slash commands in a thread act on it; options being typed get suggestions
  * (autocomplete, answered within Discord's 3 seconds); buttons, forms and reactions on review posts
  * become actions, and "Run the edited version" runs an edited message again. Outside the allowed
- * guilds and channels nothing happens (commands get an ephemeral explanation).
+ * guilds and channels nothing happens (commands get an ephemeral explanation). Every inbound carries
+ * the person's roles (`user.groups`) and its place: the channel, or the channel a thread hangs off.
  */
 import {
   type AutocompleteInteraction,
@@ -15,7 +16,7 @@ import {
   MessageFlags,
   type ModalSubmitInteraction,
 } from 'discord.js';
-import { ACTION_IDS } from '../../src/ports/chat.js';
+import { ACTION_IDS, type Place } from '../../src/ports/chat.js';
 import type { Choice } from './discord-autocomplete.js';
 import { commandText, settingProblem } from './discord-commands.js';
 import { EDIT_FORM, editForm, FORM_INPUT_CHARS, REVISE_FORM, reviseForm } from './discord-forms.js';
@@ -25,6 +26,7 @@ import {
   registerMessageListeners,
   threadName,
 } from './discord-message-listeners.js';
+import { discordPlace } from './discord-place.js';
 import { parseCustomId, REACTIONS, type Remembered } from './discord-render.js';
 import { discordThreadKey } from './discord-thread-key.js';
 
@@ -67,21 +69,23 @@ export function registerDiscordListeners(context: DiscordListenerContext): void 
       text: '',
       action: { id: ACTION_IDS[control], value: posted.value },
       receivedAt: Date.now(),
+      place: discordPlace(reaction.message.channel, reaction.message.channelId),
     });
   });
 
-  async function refuseOutside(interaction: ChatInputCommandInteraction | ButtonInteraction | ModalSubmitInteraction) {
-    const channel = interaction.channel;
-    const parentId = channel?.isThread() ? (channel.parentId ?? '') : (interaction.channelId ?? '');
-    if (interaction.guildId && context.allowed(interaction.guildId, parentId)) return false;
+  /** Where the interaction happened when tally works there; otherwise says so and resolves undefined. */
+  async function placeInside(
+    interaction: ChatInputCommandInteraction | ButtonInteraction | ModalSubmitInteraction,
+  ): Promise<Place | undefined> {
+    const place = discordPlace(interaction.channel, interaction.channelId ?? '');
+    if (interaction.guildId && context.allowed(interaction.guildId, place.channel)) return place;
     await interaction.reply({ content: 'Sorry, tally is not enabled here.', flags: MessageFlags.Ephemeral });
-    return true;
+    return undefined;
   }
 
   /** Suggestions for the option being typed; none outside the allowed channels. */
   async function suggest(interaction: AutocompleteInteraction) {
-    const channel = interaction.channel;
-    const parentId = channel?.isThread() ? (channel.parentId ?? '') : (interaction.channelId ?? '');
+    const parentId = discordPlace(interaction.channel, interaction.channelId ?? '').channel;
     const focused = interaction.options.getFocused(true);
     const inside = interaction.guildId !== null && context.allowed(interaction.guildId, parentId);
     const choices = inside
@@ -95,7 +99,8 @@ export function registerDiscordListeners(context: DiscordListenerContext): void 
   }
 
   async function command(interaction: ChatInputCommandInteraction) {
-    if (await refuseOutside(interaction)) return;
+    const place = await placeInside(interaction);
+    if (!place) return;
     const guildId = interaction.guildId ?? '';
     if (interaction.commandName === 'analyze') {
       const question = await context.question(interaction.options.getString('question', true), interaction.user.id);
@@ -114,6 +119,7 @@ export function registerDiscordListeners(context: DiscordListenerContext): void 
         user: user(interaction.user.id, interaction.member),
         text: question,
         receivedAt: Date.now(),
+        place,
       });
       return;
     }
@@ -139,11 +145,13 @@ export function registerDiscordListeners(context: DiscordListenerContext): void 
     const threadKey = discordThreadKey(guildId, channel.id);
     context.keepInteraction(threadKey, interaction.user.id, interaction);
     await interaction.reply({ content: `\`${text}\``, flags: MessageFlags.Ephemeral });
-    context.deliver({ threadKey, user: user(interaction.user.id, interaction.member), text, receivedAt: Date.now() });
+    const from = user(interaction.user.id, interaction.member);
+    context.deliver({ threadKey, user: from, text, receivedAt: Date.now(), place });
   }
 
   async function button(interaction: ButtonInteraction) {
-    if (await refuseOutside(interaction)) return;
+    const place = await placeInside(interaction);
+    if (!place) return;
     const { actionId, value } = parseCustomId(interaction.customId);
     const threadKey = discordThreadKey(interaction.guildId ?? '', interaction.channelId);
     context.keepInteraction(threadKey, interaction.user.id, interaction);
@@ -175,14 +183,23 @@ export function registerDiscordListeners(context: DiscordListenerContext): void 
         text: value,
         action: { id: ACTION_IDS.choice, value },
         receivedAt: Date.now(),
+        place,
       });
       return;
     }
-    context.deliver({ threadKey, user: from, text: '', action: { id: actionId, value }, receivedAt: Date.now() });
+    context.deliver({
+      threadKey,
+      user: from,
+      text: '',
+      action: { id: actionId, value },
+      receivedAt: Date.now(),
+      place,
+    });
   }
 
   async function form(interaction: ModalSubmitInteraction) {
-    if (await refuseOutside(interaction)) return;
+    const place = await placeInside(interaction);
+    if (!place) return;
     const { actionId: formId, value } = parseCustomId(interaction.customId);
     const threadKey = discordThreadKey(interaction.guildId ?? '', interaction.channelId ?? '');
     context.keepInteraction(threadKey, interaction.user.id, interaction);
@@ -196,6 +213,7 @@ export function registerDiscordListeners(context: DiscordListenerContext): void 
       text,
       action: { id: actionId, value },
       receivedAt: Date.now(),
+      place,
     });
   }
 }

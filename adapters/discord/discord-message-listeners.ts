@@ -3,10 +3,12 @@
  * thread's id is the message's); a reply in a thread tally is part of continues it; an edit of such a
  * message (MESSAGE_UPDATE, same intents as MESSAGE_CREATE) arrives as `edited` with the message id,
  * so a queued message runs as edited and one that ran is offered to run again. Every inbound carries
- * the message id. Embed unfurls and other updates that leave the text as it was are ignored.
+ * the message id, the author's roles and where it was sent (a thread's parent channel). Embed unfurls
+ * and other updates that leave the text as it was are ignored.
  */
-import type { Client, GuildMember, Message, PartialMessage } from 'discord.js';
+import type { Client, GuildMemberRoleManager, Message, PartialMessage } from 'discord.js';
 import type { ChatUser, Inbound, SharedFile } from '../../src/ports/chat.js';
+import { discordPlace } from './discord-place.js';
 import { discordThreadKey } from './discord-thread-key.js';
 
 /** What the message listeners need of the adapter (a part of `DiscordListenerContext`). */
@@ -21,16 +23,27 @@ export interface MessageListenerContext {
 
 export const threadName = (text: string) => (text.replace(/\s+/g, ' ').trim() || 'tally').slice(0, 90);
 
-function roles(member: GuildMember | { roles?: unknown } | null | undefined): string[] {
-  const held = (member as GuildMember | undefined)?.roles;
+/**
+ * A member's role ids without @everyone (whose id is the guild's): `member.roles` is an array of ids in
+ * raw payloads and a role manager on a cached `GuildMember` (whose cache holds @everyone).
+ */
+export function memberRoleIds(member: unknown): string[] {
+  const held = (member as { roles?: unknown } | null | undefined)?.roles;
   if (!held) return [];
-  if (Array.isArray(held)) return held as string[];
-  return 'cache' in held ? [...held.cache.keys()] : [];
+  if (Array.isArray(held)) return held.filter((id): id is string => typeof id === 'string');
+  if (typeof held !== 'object' || !('cache' in held)) return [];
+  const { cache, guild } = held as GuildMemberRoleManager;
+  return [...cache.keys()].filter((id) => id !== guild.id);
 }
 
-/** The person behind an event, a reviewer when one of their roles is a reviewer role. */
+/**
+ * The person behind an event: their roles as `groups` (when the event carried their member), and a
+ * reviewer when one of their roles is a reviewer role.
+ */
 export function chatUser(context: Pick<MessageListenerContext, 'isReviewer'>, id: string, member: unknown): ChatUser {
-  return { id, ...(context.isReviewer(roles(member as GuildMember)) ? { reviewer: true } : {}) };
+  const known = member !== null && member !== undefined;
+  const groups = memberRoleIds(member);
+  return { id, ...(known ? { groups } : {}), ...(context.isReviewer(groups) ? { reviewer: true } : {}) };
 }
 
 function sharedFiles(message: Message): SharedFile[] {
@@ -55,8 +68,8 @@ export function registerMessageListeners(client: Client, context: MessageListene
     try {
       if (message.author.bot || !message.guildId) return;
       const channel = message.channel;
-      const parentId = channel.isThread() ? (channel.parentId ?? '') : channel.id;
-      if (!context.allowed(message.guildId, parentId)) return;
+      const place = discordPlace(channel, channel.id);
+      if (!context.allowed(message.guildId, place.channel)) return;
       const botId = client.user?.id ?? '';
       const mentioned = message.mentions.users.has(botId);
       const text = textOf(message, botId);
@@ -78,6 +91,7 @@ export function registerMessageListeners(client: Client, context: MessageListene
         text,
         messageId: message.id,
         receivedAt: Date.now(),
+        place,
         ...(files.length > 0 ? { files } : {}),
       });
     } catch (error) {
@@ -92,8 +106,8 @@ export function registerMessageListeners(client: Client, context: MessageListene
       if (message.author.bot || !message.guildId || message.editedTimestamp === null) return;
       if (!before.partial && before.content === message.content) return; // an unfurl, a pin, a reaction
       const channel = message.channel;
-      const parentId = channel.isThread() ? (channel.parentId ?? '') : channel.id;
-      if (!context.allowed(message.guildId, parentId)) return;
+      const place = discordPlace(channel, channel.id);
+      if (!context.allowed(message.guildId, place.channel)) return;
       // In a channel, the message that opened a session is its thread's starter: same id.
       const threadKey = discordThreadKey(message.guildId, channel.isThread() ? channel.id : message.id);
       if (!(await context.isKnownThread(threadKey))) return;
@@ -104,6 +118,7 @@ export function registerMessageListeners(client: Client, context: MessageListene
         messageId: message.id,
         edited: true,
         receivedAt: Date.now(),
+        place,
       });
     } catch (error) {
       context.logError(error, 'discord message edit failed');

@@ -3,9 +3,11 @@
  * Events API (`signingSecret`, requests verified by Bolt). Posts go out through a per-channel queue
  * (in order, about one message per second, retried on rate limits and transient errors); charts and
  * exports are uploaded with `files.uploadV2`; the thread status uses `assistant.threads.setStatus`,
- * falling back to one status message that is updated, and status changes are coalesced.
+ * falling back to one status message that is updated, and status changes are coalesced. Every
+ * inbound says where it was sent (`place`) and, when the access policy names Slack user groups, which
+ * of them the person is in (`user.groups`, `slack-usergroups.ts`).
  */
-import { App, LogLevel } from '@slack/bolt';
+import type { App } from '@slack/bolt';
 import type { Logger } from '../../src/logger.js';
 import type {
   ChannelKey,
@@ -18,12 +20,14 @@ import type {
 } from '../../src/ports/chat.js';
 import { ChannelQueue } from '../common/channel-queue.js';
 import { type PostMemory, RememberedPosts } from '../common/remembered-posts.js';
+import { createSlackApp, isTransient } from './slack-app.js';
 import { registerSlackListeners } from './slack-listeners.js';
 import { toMrkdwn } from './slack-mrkdwn.js';
 import { type Remembered, renderForSlack, type SlackOp } from './slack-render.js';
 import { SlackStatus } from './slack-status.js';
 import { parseSlackThreadKey, type SlackThread, slackThreadKey } from './slack-thread-key.js';
 import { SlackTurns } from './slack-turns.js';
+import { SlackUsergroups } from './slack-usergroups.js';
 
 export interface SlackAdapterOptions {
   /** Bot token (`xoxb-…`). */
@@ -54,6 +58,14 @@ export interface SlackAdapterOptions {
   memory?: PostMemory;
   /** A person's sessions, starter prompts and default settings (home surfaces, autocomplete). */
   directory?: TallyDirectory;
+  /**
+   * The Slack user group ids (`S…`) the access policy names: every inbound carries those the person is in as
+   * `user.groups` (read with `usergroups.users.list`, bot scope `usergroups:read`). Empty or absent: inbounds carry
+   * no groups and nothing is read.
+   */
+  usergroups?: readonly string[];
+  /** How long a user group's member list is used before it is read again, in ms. Default 300000 (5 minutes). */
+  usergroupTtlMs?: number;
   logger: Logger;
 }
 
@@ -69,32 +81,21 @@ export class SlackAdapter implements ChatAdapter {
   /** `auth.test`'s `url` (`https://<team>.slack.com/`), for links to threads. */
   private workspaceUrl = '';
   private server: { address(): unknown } | undefined;
+  private readonly usergroups: SlackUsergroups | undefined;
+  /** Inbounds waiting for their sender's groups, handed to tally in the order they arrived. */
+  private arrivals: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: SlackAdapterOptions) {
-    if (!options.appToken && !options.signingSecret) {
-      throw new Error('Slack needs SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP events)');
-    }
-    const clientOptions = {
-      ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
-      // Set explicitly: Socket Mode would otherwise leave every client with 100 retries.
-      retryConfig: { retries: options.retries ?? 5, factor: 2, minTimeout: 200, maxTimeout: 30_000 },
-    };
-    this.app = options.appToken
-      ? new App({
-          token: options.botToken,
-          appToken: options.appToken,
-          socketMode: true,
-          clientOptions,
-          logLevel: LogLevel.ERROR,
-        })
-      : new App({
-          token: options.botToken,
-          signingSecret: options.signingSecret ?? '',
-          port: options.port ?? 3000,
-          clientOptions,
-          logLevel: LogLevel.ERROR,
-        });
+    this.app = createSlackApp(options);
     this.posted = new RememberedPosts('slack', options.memory);
+    this.usergroups = options.usergroups?.length
+      ? new SlackUsergroups({
+          client: this.app.client,
+          usergroups: options.usergroups,
+          ...(options.usergroupTtlMs !== undefined ? { ttlMs: options.usergroupTtlMs } : {}),
+          logger: options.logger,
+        })
+      : undefined;
     this.queue = new ChannelQueue({ minIntervalMs: options.minIntervalMs ?? 1000, isTransient });
     this.status = new SlackStatus(this.app.client, this.queue, options.statusIntervalMs ?? 1000, options.logger);
     this.turns = new SlackTurns({
@@ -267,10 +268,27 @@ export class SlackAdapter implements ChatAdapter {
     return undefined;
   }
 
+  /** The configured user groups `userId` is in (the channel does not matter in Slack); none when none are configured. */
+  async groupsOf(userId: string): Promise<string[]> {
+    return (await this.usergroups?.groupsOf(userId)) ?? [];
+  }
+
   private deliver(inbound: Inbound): void {
     const handler = this.handler;
     if (!handler) return;
-    handler(inbound).catch((error: unknown) => this.options.logger.error({ err: error }, 'inbound message failed'));
+    const hand = (ready: Inbound) =>
+      handler(ready).catch((error: unknown) => this.options.logger.error({ err: error }, 'inbound message failed'));
+    if (!this.usergroups) {
+      hand(inbound);
+      return;
+    }
+    // Read at once, handed over in turn: a message never overtakes an earlier one whose groups took longer.
+    const groups = this.usergroups.groupsOf(inbound.user.id);
+    this.arrivals = this.arrivals
+      .then(async () => {
+        hand({ ...inbound, user: { ...inbound.user, groups: await groups } });
+      })
+      .catch((error: unknown) => this.options.logger.error({ err: error }, 'inbound message failed'));
   }
 
   private allowed(channel: string, user: string): boolean {
@@ -289,15 +307,4 @@ export class SlackAdapter implements ChatAdapter {
       .postEphemeral({ channel, user, text, ...(threadTs ? { thread_ts: threadTs } : {}) })
       .catch((error: unknown) => this.options.logger.warn({ err: error }, 'could not explain a refusal'));
   }
-}
-
-/** Rate limits, 5xx and dropped connections are worth another try; Slack's own errors are not. */
-function isTransient(error: unknown): boolean {
-  const code = (error as { code?: string; statusCode?: number } | undefined)?.code;
-  const status = (error as { statusCode?: number } | undefined)?.statusCode ?? 0;
-  return (
-    code === 'slack_webapi_rate_limited_error' ||
-    code === 'slack_webapi_request_error' ||
-    (code === 'slack_webapi_http_error' && status >= 500)
-  );
 }

@@ -1,6 +1,6 @@
 import { escapeMrkdwn, SETTINGS_HINT, sessionFacts, sessionTitle, threadLink } from './slack-home.js';
 import type { SlackListenerContext } from './slack-listeners.js';
-import { slackThreadKey } from './slack-thread-key.js';
+import { slackPlace, slackThreadKey } from './slack-thread-key.js';
 
 /** Sessions listed by `/tally sessions`. */
 const LISTED_SESSIONS = 10;
@@ -93,6 +93,12 @@ export function registerTallyCommand(context: CommandContext): void {
     }
     const threadKey = slackThreadKey({ team: command.team_id, channel, threadTs });
     context.markThread(threadKey);
-    context.deliver({ threadKey, user: { id: user }, text: parsed.text, receivedAt: Date.now() });
+    context.deliver({
+      threadKey,
+      user: { id: user },
+      text: parsed.text,
+      receivedAt: Date.now(),
+      place: slackPlace(channel),
+    });
   });
 }

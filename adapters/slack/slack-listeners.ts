@@ -22,13 +22,16 @@ import {
   submittedText,
 } from './slack-modals.js';
 import { REACTIONS, type Remembered } from './slack-render.js';
-import { type SlackThread, slackThreadKey } from './slack-thread-key.js';
+import { parseSlackThreadKey, type SlackThread, slackPlace, slackThreadKey } from './slack-thread-key.js';
 
 export interface SlackListenerContext {
   app: App;
   botToken: string;
   botUserId: () => string;
-  /** Hands an inbound message to tally (not awaited by Slack: the work goes on after the ack). */
+  /**
+   * Hands an inbound message (with its `place`) to tally; the adapter adds the person's user groups. Not awaited by
+   * Slack: the work goes on after the ack.
+   */
   deliver: (inbound: Inbound) => void;
   /** Threads tally takes part in: started by a mention here, or known to the store. */
   isKnownThread: (threadKey: string) => Promise<boolean>;
@@ -104,6 +107,7 @@ export function registerSlackListeners(context: SlackListenerContext): void {
       text: strip(event.text),
       receivedAt: Date.now(),
       messageId: event.ts,
+      place: slackPlace(event.channel, event.channel_type),
       ...(shared.length > 0 ? { files: shared } : {}),
     });
     return true;
@@ -122,6 +126,7 @@ export function registerSlackListeners(context: SlackListenerContext): void {
       receivedAt: Date.now(),
       messageId: edit.messageId,
       edited: true,
+      place: slackPlace(edit.channel, event.channel_type),
     });
   };
 
@@ -168,6 +173,7 @@ export function registerSlackListeners(context: SlackListenerContext): void {
       text: '',
       action: { id: ACTION_IDS[control], value: posted.value },
       receivedAt: Date.now(),
+      place: slackPlace(event.item.channel),
     });
   });
 
@@ -191,7 +197,7 @@ export function registerSlackListeners(context: SlackListenerContext): void {
     }
     const thread: SlackThread = { team: click.team?.id ?? '', channel, threadTs: message.thread_ts ?? message.ts };
     const threadKey = slackThreadKey(thread);
-    const base = { threadKey, user: { id: click.user.id }, receivedAt: Date.now() };
+    const base = { threadKey, user: { id: click.user.id }, receivedAt: Date.now(), place: slackPlace(channel) };
     if (id === ACTION_IDS.revise) {
       await client.views.open({
         trigger_id: click.trigger_id,
@@ -239,6 +245,8 @@ export function registerSlackListeners(context: SlackListenerContext): void {
         text,
         action: { id: actionId, value: target.value },
         receivedAt: Date.now(),
+        // The form was opened from a button in the thread: the thread's channel is where it was sent.
+        place: slackPlace(parseSlackThreadKey(target.threadKey).channel),
       });
     });
   onSubmit(REVISE_VIEW, 'feedback', 'Say what should change.', ACTION_IDS.revise);

@@ -53,6 +53,8 @@ export interface TurnRequest {
   text: string;
   /** Who sent the message (the turn's progress is addressed to them). */
   userId: string;
+  /** The databases this turn may read (the sender's, under the access policy); default the agent's. */
+  databases?: Database[];
   conversation: Conversation;
   /** The thread's settings, with `approve` resolved (the thread's, or its channel's default). */
   settings: AgentSettings & { approve: ApprovalMode };
@@ -110,10 +112,11 @@ export class Agent {
 
   private async work(request: TurnRequest, progress: TurnProgressTracker): Promise<TurnOutcome> {
     const { conversation, settings, emit } = request;
-    const schema = await summariseSchema(this.options.databases);
+    const databases = request.databases ?? this.options.databases;
+    const schema = await summariseSchema(databases);
     const context: ToolContext = {
       kernel: request.kernel,
-      databases: this.options.databases,
+      databases,
       emit,
       signal: request.signal,
       work: request.work,
@@ -239,7 +242,7 @@ export class Agent {
         return 'asked';
       }
       if (decision.verdict === 'out_of_scope') {
-        const tables = this.options.databases.map((database) => database.name).join(', ');
+        const tables = (request.databases ?? this.options.databases).map((database) => database.name).join(', ');
         await emit({
           kind: 'text',
           markdown: `${OUT_OF_SCOPE_TEXT}: ${decision.reason ?? 'it is not in these databases'}.\n\nWhat I can see (${tables}):\n${schema}`,

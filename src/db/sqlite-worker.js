@@ -8,12 +8,17 @@
  * Messages out: {op:'columns', columns:[{name,type}]} | {op:'rows', columns:[values per column], count, done}
  *               | {op:'closed'} | {op:'error', message, code}
  */
+import { createHash } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 
 const db = new Database(workerData.path, { readonly: true, fileMustExist: true });
 db.pragma('query_only = ON');
 db.defaultSafeIntegers(true); // integers past 2^53 arrive as BigInt, never rounded
+// The access policy's pseudonym (src/policy/masked-view.ts): the same digits as MySQL's LEFT(SHA2(CONCAT(k, v)), 16).
+db.function('tally_pseudonym', { deterministic: true }, (key, value) =>
+  value === null ? null : createHash('sha256').update(`${key}${value}`).digest('hex').slice(0, 16),
+);
 
 /** @type {IterableIterator<unknown[]> | null} */
 let iterator = null;

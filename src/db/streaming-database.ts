@@ -100,7 +100,7 @@ export abstract class StreamingDatabase implements Database {
           kernel,
           name,
           database: this.name,
-          sql: statement,
+          sql: options.described?.sql ?? statement,
           source,
           options: {
             ...options,

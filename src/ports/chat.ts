@@ -20,6 +20,20 @@ export interface ChatUser {
   name?: string;
   /** The platform says this person reviews (e.g. a Discord reviewer role), besides TALLY_REVIEWERS. */
   reviewer?: boolean;
+  /**
+   * The groups the platform says this person is in, for the access policy: Slack user group ids (those the policy
+   * names, resolved by the adapter), Discord role ids. Absent: none known.
+   */
+  groups?: string[];
+}
+
+/**
+ * Where a message was sent, as the platform says: the channel (for a Discord thread, the channel it hangs off; for
+ * a Slack DM, the DM's channel id) and whether it is a direct message. The access policy decides by it.
+ */
+export interface Place {
+  channel: string;
+  dm: boolean;
 }
 
 /** A person's message, or their click on a control (`action`), in a thread. */
@@ -36,6 +50,8 @@ export interface Inbound {
   messageId?: string;
   /** An edit: the person changed their message `messageId`, which now says `text`. */
   edited?: boolean;
+  /** Where it was sent; adapters set it on every inbound. Absent: the channel in the thread key, not a DM. */
+  place?: Place;
 }
 
 export interface SharedFile {
@@ -181,4 +197,9 @@ export interface ChatAdapter {
    * itself (scheduled analyses). Resolves with the new thread's key; replies in it reach tally.
    */
   openThread?(channel: ChannelKey, text: string): Promise<ThreadKey>;
+  /**
+   * The groups `userId` is in as `ChatUser.groups` would carry them (Slack user groups, Discord roles in the
+   * channel's guild), for work no message carries a user for: a schedule runs with its owner's permissions.
+   */
+  groupsOf?(userId: string, channel: ChannelKey): Promise<string[]>;
 }

@@ -80,9 +80,21 @@ export interface ExtractOptions {
   timeoutMs?: number;
   /** Keep DECIMAL columns as exact strings instead of float64. Default false. */
   exactDecimals?: boolean;
+  /**
+   * What the provenance records instead of the statement run: the statement as the person wrote it, and the
+   * columns the access policy masked in it (the statement run then reads masked views).
+   */
+  described?: { sql: string; masked: MaskedColumn[] };
   /** Called after every chunk of rows written. */
   onProgress?: (progress: ExtractProgress) => void;
   signal?: AbortSignal;
+}
+
+/** A column the access policy masked in an extraction, and how. */
+export interface MaskedColumn {
+  /** `table.column`. */
+  column: string;
+  treatment: 'hash' | 'redact';
 }
 
 /** Where a DataFrame came from: kept with it in the kernel (`df.attrs["provenance"]`) and in reports. */
@@ -99,6 +111,8 @@ export interface Provenance {
   sha256: string;
   /** ISO 8601. */
   extractedAt: string;
+  /** Columns the access policy masked before the rows left the database. */
+  masked?: MaskedColumn[];
 }
 
 export interface Database {

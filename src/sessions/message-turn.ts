@@ -9,7 +9,9 @@ import type { ApprovalMode } from '../agent/approval.js';
 import { emptyConversation } from '../agent/conversation.js';
 import { describeSettings, parseSetCommand } from '../agent/settings.js';
 import type { Logger } from '../logger.js';
+import type { AccessControl } from '../ports/access.js';
 import type { Inbound, Post, ThreadKey } from '../ports/chat.js';
+import type { Database } from '../ports/database.js';
 import type { Kernel } from '../ports/sandbox.js';
 import type { Store } from '../ports/store.js';
 import { ReportBook } from '../report/report-book.js';
@@ -43,6 +45,8 @@ export interface MessageTurnOptions extends ReportCommandOptions {
   approvalMode: (threadKey: ThreadKey) => ApprovalMode;
   /** Files people share larger than this are refused. */
   maxUploadBytes: number;
+  /** Who may read what (the access policy); absent: everyone reads every configured database. */
+  access?: AccessControl;
   logger: Logger;
 }
 
@@ -92,6 +96,12 @@ export class MessageTurns {
         ...(inbound.action ? { action: inbound.action } : {}),
       });
     }
+    const databases = await this.databasesFor(inbound, session, emit);
+    if (!databases) {
+      session.updatedAt = Date.now();
+      await store.set(sessionKey(threadKey), session);
+      return;
+    }
     const thread: ThreadContext = {
       inbound,
       session,
@@ -99,6 +109,7 @@ export class MessageTurns {
       log,
       emit,
       reviewers: this.options.reviewers,
+      databases,
     };
     let stopping = false;
     try {
@@ -116,6 +127,27 @@ export class MessageTurns {
       session.updatedAt = Date.now();
       await store.set(sessionKey(threadKey), session);
     }
+  }
+
+  /**
+   * The databases this message's sender may read here, each enforcing the policy and recording in the session
+   * what it read; undefined (the thread told why) when they may not work in this thread at all.
+   */
+  private async databasesFor(
+    inbound: Inbound,
+    session: SessionRecord,
+    emit: (post: Post) => Promise<void>,
+  ): Promise<Database[] | undefined> {
+    const { access } = this.options;
+    if (!access) return this.options.databases;
+    const granted = access.forMessage(inbound, session.grantsUsed, async (used) => {
+      session.grantsUsed = used;
+    });
+    if ('refusal' in granted) {
+      await emit({ kind: 'text', markdown: granted.refusal });
+      return undefined;
+    }
+    return granted.databases;
   }
 
   /** Settings, report commands and decisions; what is left is work for the agent or the kernel. */
@@ -190,6 +222,7 @@ export class MessageTurns {
     let toldQueued = false;
     const kernel = async () => {
       const restored = await this.options.kernels.acquire(threadKey, {
+        databases: thread.databases,
         onQueued: (ahead) => {
           if (toldQueued) return;
           toldQueued = true;
@@ -238,7 +271,7 @@ export class MessageTurns {
           record,
           emit,
           work,
-          databases: this.options.databases,
+          databases: thread.databases,
           signal: controller.signal,
         });
         return;
@@ -247,6 +280,7 @@ export class MessageTurns {
       await this.options.agent.runTurn({
         text,
         userId: inbound.user.id,
+        databases: thread.databases,
         conversation: session.conversation,
         settings: { ...session.settings, approve: session.settings.approve ?? this.options.approvalMode(threadKey) },
         kernel,

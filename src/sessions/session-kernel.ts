@@ -26,7 +26,11 @@ export class SessionKernels {
     private readonly store: Store,
   ) {}
 
-  async acquire(threadKey: string, options: AcquireOptions = {}): Promise<RestoredKernel> {
+  /** `databases`: what extractions are replayed from (the sender's, under the access policy); default all. */
+  async acquire(
+    threadKey: string,
+    { databases = this.databases, ...options }: AcquireOptions & { databases?: Database[] } = {},
+  ): Promise<RestoredKernel> {
     const kernel = await this.sandbox.acquire(threadKey, options);
     if (this.known.has(kernel)) return { kernel, replayed: 0, failed: 0 };
     this.known.add(kernel);
@@ -34,7 +38,7 @@ export class SessionKernels {
     let failed = 0;
     const start = (await this.store.get<number>(journalStartKey(threadKey))) ?? 0;
     for (const entry of await this.store.range<JournalEntry>(journalKey(threadKey), start)) {
-      if (await this.replay(kernel, entry)) replayed += 1;
+      if (await this.replay(kernel, entry, databases)) replayed += 1;
       else failed += 1;
     }
     return { kernel, replayed, failed };
@@ -55,7 +59,7 @@ export class SessionKernels {
     return this.store.append(journalKey(threadKey), entry);
   }
 
-  private async replay(kernel: Kernel, entry: JournalEntry): Promise<boolean> {
+  private async replay(kernel: Kernel, entry: JournalEntry, databases: Database[]): Promise<boolean> {
     if (entry.kind === 'python') return (await kernel.run(entry.code)).error === undefined;
     if (entry.kind === 'file') {
       const data = await this.store.get<string>(entry.key);
@@ -63,7 +67,7 @@ export class SessionKernels {
       await kernel.writeFile(entry.path, Buffer.from(data, 'base64'));
       return true;
     }
-    const database = this.databases.find((candidate) => candidate.name === entry.database);
+    const database = databases.find((candidate) => candidate.name === entry.database);
     if (!database) return false;
     try {
       await database.extract(entry.sql, kernel, entry.name);

@@ -1,6 +1,7 @@
 /** What tally keeps per thread in the store, so any replica, or a restarted process, can go on. */
 import { type Conversation, emptyConversation } from '../agent/conversation.js';
 import { type AgentSettings, DEFAULT_SETTINGS } from '../agent/settings.js';
+import type { UsedGrants } from '../ports/access.js';
 import type { ThreadKey } from '../ports/chat.js';
 
 export interface SessionRecord {
@@ -20,6 +21,8 @@ export interface SessionRecord {
   exports?: string[];
   /** A playbook drafted from the accepted report, shown for review and not yet written. */
   playbookDraft?: { file: string; title: string; markdown: string };
+  /** Under the access policy: the tables (and views of their columns) the thread's turns have read. */
+  grantsUsed?: UsedGrants;
 }
 
 export type { KernelJournalEntry as JournalEntry } from '../agent/tool.js';

@@ -1,6 +1,7 @@
 /** What the handlers of one inbound message share: the session, its report book and log, and the thread. */
 import type { Resume } from '../agent/agent.js';
 import type { Inbound, Post } from '../ports/chat.js';
+import type { Database } from '../ports/database.js';
 import { mayReview } from '../report/report.js';
 import type { ReportBook } from '../report/report-book.js';
 import type { SessionLog } from './session-log.js';
@@ -14,6 +15,8 @@ export interface ThreadContext {
   emit: (post: Post) => Promise<void>;
   /** User ids who may decide besides the owner. */
   reviewers: readonly string[];
+  /** The databases the sender may read here (under the access policy, enforcing it). */
+  databases: Database[];
 }
 
 /**

@@ -165,6 +165,7 @@ export async function extractIntoKernel(request: ExtractRequest): Promise<Proven
     bytes,
     sha256: await hasher.digest(),
     extractedAt: new Date().toISOString(),
+    ...(request.options.described?.masked.length ? { masked: request.options.described.masked } : {}),
   };
   const manifest = {
     version: 1,

@@ -1,8 +1,9 @@
 /**
  * The Slack stand-in: one local HTTP + WebSocket server that plays Slack for the unmodified
  * `@slack/bolt` App. It serves the Web API at `apiUrl` (`POST /api/<method>`), hands out Socket
- * Mode connections through `apps.connections.open`, keeps the workspace's state, and lets tests act
- * as users (mention, reply, DM, react, click, submit a modal, share a file) and fault the API.
+ * Mode connections through `apps.connections.open`, keeps the workspace's state (channels, messages,
+ * user groups), and lets tests act as users (mention, reply, DM, react, click, submit a modal, share
+ * a file) and fault the API.
  *
  * Used by tests only: no test-framework imports here.
  *
@@ -136,6 +137,10 @@ export interface SlackStandIn {
   /** POSTs to response_urls (Bolt's `respond()`). */
   readonly responses: readonly SlackResponse[];
   addChannel(id: string, name?: string): void;
+  /** Creates user group `id` (`S…`) or replaces its members; `usergroups.users.list` answers with them. */
+  setUsergroup(id: string, users: readonly string[]): void;
+  /** How many `usergroups.users.list` calls asked for group `id`, answered or not (to see caching). */
+  usergroupCalls(id: string): number;
   /** The id of the bot's DM channel with `user`. */
   imChannel(user: string): string;
 
@@ -255,6 +260,9 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     assistantThread: (channel, threadTs) => state.assistantThreads.get(`${channel}:${threadTs}`),
     responses: state.responses,
     addChannel: (id, name) => void state.ensureChannel(id, name),
+    setUsergroup: (id, users) => void state.usergroups.set(id, [...users]),
+    usergroupCalls: (id) =>
+      state.calls.filter((call) => call.method === 'usergroups.users.list' && call.args.usergroup === id).length,
     imChannel: (user) => state.imChannel(user).id,
     waitFor,
     waitForCall: (method, predicate = (call) => call.outcome === 'ok', timeoutMs = 5000) =>

@@ -1,7 +1,7 @@
 /**
  * What the Slack stand-in remembers: channels, messages (with threads, files and reactions),
- * ephemeral messages, uploaded files, opened views and Home tabs, assistant threads, trigger ids,
- * response_url posts and every Web API call. Plain data plus the few rules Slack applies to it
+ * ephemeral messages, uploaded files, opened views and Home tabs, assistant threads, user groups,
+ * trigger ids, response_url posts and every Web API call. Plain data plus the few rules Slack applies to it
  * (unique `ts`, one-shot trigger ids); the HTTP and WebSocket sides read and write it, tests read it
  * through `SlackStandIn`.
  */
@@ -164,6 +164,8 @@ export class SlackState {
   readonly assistantThreads = new Map<string, SlackAssistantThread>();
   /** Streamed messages by `<channel>:<ts>`. */
   readonly streams = new Map<string, SlackStreamRecord>();
+  /** Members of each user group (`usergroups.users.list`), by group id (`S…`). */
+  readonly usergroups = new Map<string, string[]>();
   readonly ephemerals: SlackEphemeral[] = [];
   readonly responses: SlackResponse[] = [];
   readonly calls: SlackCall[] = [];

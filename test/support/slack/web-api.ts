@@ -11,6 +11,7 @@ import { bearerToken, readArgs, sendJson, sendText } from './http-body.js';
 import { failure, type MethodContext, type MethodHandler } from './method-handler.js';
 import type { Json, SlackCall } from './slack-state.js';
 import { streamMethods } from './stream-methods.js';
+import { usergroupMethods } from './usergroup-methods.js';
 import { viewMethods } from './view-methods.js';
 import { workspaceMethods } from './workspace-methods.js';
 
@@ -28,6 +29,7 @@ const METHODS: Record<string, MethodHandler> = {
   ...workspaceMethods,
   ...assistantMethods,
   ...streamMethods,
+  ...usergroupMethods,
 };
 
 /** Methods that take the app-level (`xapp-`) token; all others take the bot token. */

@@ -1,0 +1,111 @@
+/**
+ * The access policy at work: loaded once at start-up, it turns a message's principal into what that person may
+ * read here (`Access`) and into the databases their turn gets: each granted one wrapped so it enforces the grant
+ * (`policedDatabase`); ungranted ones are not there at all.
+ */
+
+import type { AccessSettings } from '../config.js';
+import { ConfigError } from '../errors.js';
+import type { AccessControl, MessageAccess, TableRead, UsedGrants } from '../ports/access.js';
+import type { Inbound } from '../ports/chat.js';
+import type { Database } from '../ports/database.js';
+import { type Access, type Principal, resolveAccess } from './access.js';
+import { pseudonymKey } from './masked-view.js';
+import { policedDatabase } from './policed-database.js';
+import type { Policy } from './policy-file.js';
+import { missingGrants, recordReads } from './thread-grants.js';
+
+export class AccessPolicy implements AccessControl {
+  constructor(
+    readonly policy: Policy,
+    private readonly settings: AccessSettings,
+    /** The configured databases, which grants open. */
+    private readonly databases: readonly Database[],
+  ) {
+    requirePseudonymSecret(policy, settings);
+  }
+
+  /** Who the console, `ask` and `eval` run as (TALLY_CONSOLE_USER). */
+  get consoleUser(): string {
+    return this.settings.consoleUser;
+  }
+
+  resolve(principal: Principal): Access {
+    return resolveAccess(this.policy, principal);
+  }
+
+  forMessage(
+    inbound: Pick<Inbound, 'threadKey' | 'user' | 'place'>,
+    used: UsedGrants | undefined,
+    onUsed: (used: UsedGrants) => Promise<void>,
+  ): MessageAccess {
+    const access = this.resolve(principalOf(inbound, this.consoleUser));
+    const missing = missingGrants(used, access);
+    if (missing.length > 0) return { refusal: startYourOwnThreadText(missing) };
+    if (access.databases.size === 0 && Object.keys(used ?? {}).length === 0) {
+      return { refusal: nothingGrantedText(access) };
+    }
+    const widened: UsedGrants = structuredClone(used ?? {});
+    const onRead = async (reads: TableRead[]) => {
+      recordReads(widened, reads);
+      await onUsed(structuredClone(widened));
+    };
+    return { databases: this.databasesFor(access, this.databases, onRead) };
+  }
+
+  /** The databases `access` may read, each enforcing it; `onRead` hears of every table a statement read. */
+  databasesFor(
+    access: Access,
+    databases: readonly Database[],
+    onRead?: (reads: TableRead[]) => Promise<void>,
+  ): Database[] {
+    return databases.flatMap((database) => {
+      const granted = access.databases.get(database.name);
+      if (!granted) return [];
+      const key = pseudonymKey(this.settings.pseudonymSecret ?? '', database.name);
+      return [policedDatabase(database, { access: granted, pseudonymKey: key, ...(onRead ? { onRead } : {}) })];
+    });
+  }
+}
+
+/** A policy that pseudonymises needs the secret behind the pseudonyms (TALLY_PSEUDONYM_KEY). */
+export function requirePseudonymSecret(policy: Policy, settings: AccessSettings): void {
+  const hashes = Object.values(policy.databases).some((database) => Object.values(database.sensitive).includes('hash'));
+  if (!hashes || settings.pseudonymSecret) return;
+  throw new ConfigError([
+    {
+      variable: 'TALLY_PSEUDONYM_KEY',
+      message:
+        'the access policy pseudonymises columns (hash): set a secret of at least 16 characters, the same on every replica',
+    },
+  ]);
+}
+
+/**
+ * The principal of a message: its platform from the thread key, the place the adapter saw; on the console (and
+ * `ask`, `eval`) the configured console user, whoever the thread's messages say.
+ */
+export function principalOf(inbound: Pick<Inbound, 'threadKey' | 'user' | 'place'>, consoleUser: string): Principal {
+  const [platform = 'console', team = '', channel = ''] = inbound.threadKey.split(':');
+  const kind = platform === 'slack' || platform === 'discord' ? platform : 'console';
+  return {
+    platform: kind,
+    userId: kind === 'console' ? consoleUser : inbound.user.id,
+    groups: inbound.user.groups ?? [],
+    place: inbound.place ?? { channel: kind === 'console' ? 'console' : channel, dm: kind === 'console' },
+    ...(kind === 'discord' ? { guild: team } : {}),
+  };
+}
+
+/** What the thread is told when the person may read nothing here. */
+export function nothingGrantedText(access: Access): string {
+  const hidden = [...access.hidden.values()];
+  return hidden.length > 0
+    ? `Nothing you may read can be shown here: ${hidden.join('; ')}. Ask in one of those channels, or in a direct message.`
+    : 'The access policy grants you no data here, so I cannot look anything up for you. Ask the people who run tally for access.';
+}
+
+/** What a person lacking the thread's grants is told; nothing runs. */
+export function startYourOwnThreadText(missing: readonly string[]): string {
+  return `This thread has read data that the access policy does not let you read (${missing.join(', ')}), so I will not work on it for you. Start your own thread and ask there.`;
+}

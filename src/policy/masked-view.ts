@@ -1,0 +1,72 @@
+/**
+ * The SQL that makes the access policy hold inside the database: each table a statement reads that the person
+ * may see only in part becomes a common table expression of the same name, placed in front of the statement,
+ * that selects the granted columns only, a keyed pseudonym for hashed ones and NULL for redacted ones. Whatever
+ * the statement then does with the table (joins, filters, `SELECT *`, subqueries), it sees only that view.
+ */
+import { createHmac } from 'node:crypto';
+import type { SqlDialect, SqlToken } from '../db/sql-tokens.js';
+import type { ColumnAccess } from './access.js';
+
+export interface ViewColumn {
+  name: string;
+  access: ColumnAccess;
+}
+
+export interface MaskedTable {
+  table: string;
+  columns: readonly ViewColumn[];
+}
+
+/**
+ * The pseudonym key of one database: derived from the deployment's secret (TALLY_PSEUDONYM_KEY), so the literal
+ * in the SQL is not the secret and two databases pseudonymise alike only if told to.
+ */
+export function pseudonymKey(secret: string, database: string): string {
+  return createHmac('sha256', secret).update(`tally pseudonym:${database}`).digest('hex');
+}
+
+/** 16 hex digits of SHA-256 over key and value: stable per value, so joins and group-bys still work. */
+function pseudonym(dialect: SqlDialect, key: string, column: string): string {
+  return dialect === 'mysql'
+    ? `LEFT(SHA2(CONCAT('${key}', ${column}), 256), 16)`
+    : `tally_pseudonym('${key}', ${column})`;
+}
+
+export function quoteName(dialect: SqlDialect, name: string): string {
+  return dialect === 'mysql' ? `\`${name.replaceAll('`', '``')}\`` : `"${name.replaceAll('"', '""')}"`;
+}
+
+function columnExpression(dialect: SqlDialect, key: string, column: ViewColumn): string | undefined {
+  const name = quoteName(dialect, column.name);
+  if (column.access === 'raw') return name;
+  if (column.access === 'hash') return `${pseudonym(dialect, key, name)} AS ${name}`;
+  if (column.access === 'redact') return `${dialect === 'mysql' ? 'CAST(NULL AS CHAR)' : 'NULL'} AS ${name}`;
+  return undefined;
+}
+
+/**
+ * `statement` (one guarded statement, as tokens) with the views of `tables` in front: merged into its own WITH
+ * when it has one. `schema`: where the base tables are (`main` on SQLite), so a view never reads itself.
+ */
+export function withMaskedViews(options: {
+  sql: string;
+  tokens: readonly SqlToken[];
+  dialect: SqlDialect;
+  schema: string;
+  key: string;
+  tables: readonly MaskedTable[];
+}): string {
+  const { sql, tokens, dialect, schema, key, tables } = options;
+  const views = tables.map(({ table, columns }) => {
+    const list = columns.flatMap((column) => columnExpression(dialect, key, column) ?? []).join(', ');
+    const source = `${quoteName(dialect, schema)}.${quoteName(dialect, table)}`;
+    return `${quoteName(dialect, table)} AS (SELECT ${list} FROM ${source})`;
+  });
+  const first = tokens[0];
+  const body = first ? sql.slice(first.start, tokens[tokens.length - 1]?.end) : sql;
+  if (first?.keyword !== 'WITH') return `WITH ${views.join(', ')} ${body}`;
+  const recursive = tokens[1]?.keyword === 'RECURSIVE';
+  const after = (recursive ? tokens[1] : first)?.end ?? first.end;
+  return `${sql.slice(first.start, after)} ${views.join(', ')}, ${sql.slice(after, tokens[tokens.length - 1]?.end)}`;
+}

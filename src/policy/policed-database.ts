@@ -1,0 +1,175 @@
+/**
+ * A `Database` as one person may see it under the access policy, wrapped around the real connector: listings and
+ * descriptions show only granted tables and columns (masked ones marked, without samples); every statement is
+ * checked (`statement-access.ts`) and the tables it reads that are masked for the person are replaced by views
+ * (`masked-view.ts`), so rows are masked in the database, before they reach the host, the kernel or the model.
+ */
+
+import { tokenizeSql } from '../db/sql-tokens.js';
+import { QueryFailedError, SqlRejectedError } from '../errors.js';
+import type { TableRead } from '../ports/access.js';
+import type {
+  Database,
+  ExtractOptions,
+  Provenance,
+  QueryOptions,
+  TableDescription,
+  TableInfo,
+} from '../ports/database.js';
+import type { Kernel } from '../ports/sandbox.js';
+import type { DatabaseAccess } from './access.js';
+import { withMaskedViews } from './masked-view.js';
+import { checkStatement, describeColumn, type StatementRead } from './statement-access.js';
+
+export interface PolicedDatabaseOptions {
+  access: DatabaseAccess;
+  /** This database's pseudonym key (`pseudonymKey`). */
+  pseudonymKey: string;
+  /** Told after each statement that ran, with the tables it read. */
+  onRead?: (reads: TableRead[]) => Promise<void>;
+}
+
+const MASK_NOTES = {
+  hash: 'pseudonymised by the access policy: a stable keyed hash, so joins and group-bys work',
+  redact: 'redacted by the access policy: always NULL',
+} as const;
+
+export function policedDatabase(inner: Database, options: PolicedDatabaseOptions): Database {
+  const { access, pseudonymKey: key } = options;
+  let tableList: Promise<TableInfo[]> | undefined;
+  let schema: Promise<string> | undefined;
+  const described = new Map<string, Promise<TableDescription>>();
+  const allTables = () => {
+    tableList ??= inner.listTables();
+    return tableList;
+  };
+  const describeAll = (table: string) => {
+    let description = described.get(table);
+    if (!description) {
+      description = inner.describeTable(table);
+      described.set(table, description);
+    }
+    return description;
+  };
+  const ownSchema = () => {
+    schema ??=
+      inner.dialect === 'sqlite'
+        ? Promise.resolve('main')
+        : inner.query('SELECT DATABASE()', { maxRows: 1 }).then((result) => String(result.rows[0]?.[0] ?? ''));
+    return schema;
+  };
+
+  /** The statement to run instead of `sql`, and what it reads. */
+  async function prepare(sql: string): Promise<{ statement: string; read: StatementRead }> {
+    const tokenized = tokenizeSql(sql, inner.dialect);
+    // SQL the tokenizer refuses goes to the connector as it is, whose guard refuses it with its own message.
+    if (!tokenized.ok) return { statement: sql, read: { tables: [], others: [] } };
+    const tokens = tokenized.tokens.filter((token) => token.text !== ';');
+    const verdict = await checkStatement({
+      tokens,
+      dialect: inner.dialect,
+      schema: await ownSchema(),
+      tables: (await allTables()).map((table) => table.name),
+      columnsOf: async (table) => (await describeAll(table)).columns.map((column) => column.name),
+      access,
+    });
+    if ('refused' in verdict) throw new SqlRejectedError('not granted by the access policy', verdict.refused);
+    const empty = verdict.tables.find(({ columns }) => columns.every((column) => column.access === 'denied'));
+    if (empty) {
+      throw new SqlRejectedError(
+        'no column granted',
+        `No column of ${empty.table} is granted to you by the access policy.`,
+      );
+    }
+    const masked = verdict.tables.filter(({ columns }) => columns.some((column) => column.access !== 'raw'));
+    if (masked.length === 0) return { statement: sql, read: verdict };
+    const statement = withMaskedViews({
+      sql,
+      tokens,
+      dialect: inner.dialect,
+      schema: await ownSchema(),
+      key,
+      tables: masked,
+    });
+    return { statement, read: verdict };
+  }
+
+  async function reported(read: StatementRead): Promise<void> {
+    const reads: TableRead[] = [
+      ...read.tables.map(({ table, columns }) => ({
+        database: inner.name,
+        table,
+        columns: Object.fromEntries(columns.map((column) => [column.name, column.access])),
+      })),
+      ...read.others.map((table) => ({ database: inner.name, table, columns: {} })),
+    ];
+    if (reads.length > 0) await options.onRead?.(reads);
+  }
+
+  /** The key must never reach a message: a server error may quote the statement it ran. */
+  function scrubbed(error: unknown): unknown {
+    if (!(error instanceof Error) || !error.message.includes(key)) return error;
+    const message = error.message.replaceAll(key, '…');
+    if (error instanceof SqlRejectedError) return new SqlRejectedError(error.reason.replaceAll(key, '…'), message);
+    return new QueryFailedError(inner.name, message.replace(/^The query failed on '[^']*': /, ''));
+  }
+
+  return {
+    get name() {
+      return inner.name;
+    },
+    get dialect() {
+      return inner.dialect;
+    },
+    async listTables() {
+      return (await allTables()).filter((table) => access.tableGrant(table.name));
+    },
+    async describeTable(table: string) {
+      const granted = (await allTables()).filter((info) => access.tableGrant(info.name));
+      if (!granted.some((info) => info.name === table)) {
+        const names = granted.map((info) => info.name).join(', ') || 'none';
+        throw new QueryFailedError(inner.name, `no table named '${table}' that you may read. Tables: ${names}`);
+      }
+      const description = await describeAll(table);
+      const columns = description.columns.flatMap((column) => {
+        const { access: how } = access.column(table, column.name);
+        if (how === 'denied') return [];
+        if (how === 'raw') return [column];
+        const { samples: _samples, ...rest } = column;
+        return [
+          { ...rest, type: how === 'hash' ? 'char(16)' : column.type, kind: 'text' as const, comment: MASK_NOTES[how] },
+        ];
+      });
+      return { ...description, columns };
+    },
+    async query(sql: string, queryOptions?: QueryOptions) {
+      const { statement, read } = await prepare(sql);
+      try {
+        const result = await inner.query(statement, queryOptions);
+        await reported(read);
+        return result;
+      } catch (error) {
+        throw scrubbed(error);
+      }
+    },
+    async extract(sql: string, kernel: Kernel, name: string, extractOptions: ExtractOptions = {}): Promise<Provenance> {
+      const { statement, read } = await prepare(sql);
+      const masked = read.tables.flatMap(({ table, columns }) =>
+        columns
+          .filter((column) => column.access === 'hash' || column.access === 'redact')
+          .map((column) => ({ column: `${table}.${column.name}`, treatment: column.access as 'hash' | 'redact' })),
+      );
+      try {
+        const provenance = await inner.extract(statement, kernel, name, {
+          ...extractOptions,
+          described: { sql, masked },
+        });
+        await reported(read);
+        return provenance;
+      } catch (error) {
+        throw scrubbed(error);
+      }
+    },
+    close: () => inner.close(),
+  };
+}

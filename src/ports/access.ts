@@ -1,0 +1,33 @@
+/**
+ * The access port: what the sender of a message may read, decided below the model by the access policy
+ * (src/policy/). Sessions ask it for the databases a turn may use; they never see the policy itself.
+ */
+import type { Inbound } from './chat.js';
+import type { Database } from './database.js';
+
+/** How a column reaches a person: as it is, pseudonymised, always NULL, or not at all. */
+export type ColumnAccess = 'raw' | 'hash' | 'redact' | 'denied';
+
+/** A table as a statement read it: the reader's view of every column. */
+export interface TableRead {
+  database: string;
+  table: string;
+  columns: Record<string, ColumnAccess>;
+}
+
+/** What a thread's turns have read: `database/table` → column → the widest view it was read through. */
+export type UsedGrants = Record<string, Record<string, ColumnAccess>>;
+
+export type MessageAccess =
+  /** The databases the sender may read here, each enforcing the policy and telling `onUsed` what the thread has now read. */
+  | { databases: Database[] }
+  /** The sender may not work in this thread (it read what they may not, or nothing is granted here): why. */
+  | { refusal: string };
+
+export interface AccessControl {
+  forMessage(
+    inbound: Pick<Inbound, 'threadKey' | 'user' | 'place'>,
+    used: UsedGrants | undefined,
+    onUsed: (used: UsedGrants) => Promise<void>,
+  ): MessageAccess;
+}
