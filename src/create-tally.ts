@@ -226,6 +226,7 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     databases,
     playbooks: () => agent.playbooks,
     working: (threadKey) => router.isWorking(threadKey),
+    ...(policy ? { access: policy } : {}),
   });
   return {
     router,

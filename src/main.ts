@@ -17,6 +17,7 @@ import { AppError, EvalInputError } from './errors.js';
 import { evalCommand } from './eval/eval-command.js';
 import { createLlmClient } from './llm/create-llm-client.js';
 import { createLogger } from './logger.js';
+import { policyCommand } from './policy/policy-command.js';
 import { schedulesCommand } from './schedules/schedules-command.js';
 import { serveChat } from './serve-chat.js';
 import { createStore } from './store/create-store.js';
@@ -44,6 +45,9 @@ const USAGE = `usage: tally <command>
   eval --suite dabench|golden [--cases 1-40,77] [--concurrency N] [--model NAME] [--out DIR]
                        measure the agent on questions with known answers (see the README,
                        Evaluating tally); eval --compare A B puts two runs side by side
+  policy explain --user ID [--channel ID | --dm] [--groups ID,ID] [--platform slack|discord|console]
+                       what that person may read there under TALLY_POLICY, column by column,
+                       and which rule decides (see the README, Who sees what)
   export-training --out FILE.jsonl
                        fine-tuning data from reviewed work: accepted sections as chat
                        examples in FILE.jsonl, revised versions paired with the accepted
@@ -139,6 +143,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'slack' || command === 'discord') return chatCommand(command);
   if (command === 'schedules') return schedulesCommand(rest);
+  if (command === 'policy') return policyCommand(rest, (line) => process.stdout.write(`${line}\n`));
   if (command === 'ask') {
     return askCommand(rest, {
       env: process.env,

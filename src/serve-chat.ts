@@ -75,6 +75,7 @@ export async function serveChat<A extends ChatAdapter>(
           watch,
           clock: options.clock ?? SYSTEM_CLOCK,
           instance: options.config.instance,
+          ...(tally.policy ? { access: tally.policy } : {}),
           logger: options.logger.child({ component: 'schedules' }),
         })
       : undefined;

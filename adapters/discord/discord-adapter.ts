@@ -134,8 +134,8 @@ export class DiscordAdapter implements ChatAdapter {
         (!options.allowedGuilds?.length || options.allowedGuilds.includes(guildId)) &&
         (!options.allowedChannels?.length || options.allowedChannels.includes(channelId)),
       isReviewer: (roleIds) => roleIds.some((role) => options.reviewerRoles?.includes(role)),
-      suggest: (command, focused, userId) => autocomplete.choices(command, focused, userId),
-      question: (value, userId) => autocomplete.question(value, userId),
+      suggest: (command, focused, viewer) => autocomplete.choices(command, focused, viewer),
+      question: (value, viewer) => autocomplete.question(value, viewer),
       logError: (error, message) => options.logger.error({ err: error }, message),
     });
   }

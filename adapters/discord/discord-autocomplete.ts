@@ -4,12 +4,13 @@
  * keeping those that contain every word typed. `/settings`: the option's allowed values, the default
  * marked. Discord drops an answer that comes after 3 seconds, so the directory lookup is capped
  * (`budgetMs`; nothing recent is offered past it) and a person's recent questions are cached briefly.
+ * Only what the access policy lets the viewer see where they type is offered (the directory decides).
  *
  * A choice's value holds at most 100 characters; a longer question is offered under a token
  * (`suggestion:<hash>`) that `/analyze` turns back into the question (`question()`).
  */
 import { createHash } from 'node:crypto';
-import type { TallyDirectory } from '../../src/ports/chat.js';
+import type { TallyDirectory, Viewer } from '../../src/ports/chat.js';
 import { SETTING_VALUES, TEMPERATURES } from './discord-commands.js';
 
 export interface Choice {
@@ -21,7 +22,7 @@ export interface DiscordAutocompleteOptions {
   directory?: TallyDirectory | undefined;
   /** How long the directory may take before suggestions go out without recent questions. Default 1500 ms. */
   budgetMs?: number;
-  /** How long a person's recent questions are reused. Default 15 s. */
+  /** How long a person's recent questions (in one place, with their roles then) are reused. Default 15 s. */
   cacheMs?: number;
   /** Recent sessions looked at. Default 20. */
   recentLimit?: number;
@@ -55,22 +56,22 @@ export class DiscordAutocomplete {
     this.now = options.now ?? Date.now;
   }
 
-  /** The choices for the option being typed (`focused`) of `command`; none for anything else. */
-  async choices(command: string, focused: { name: string; value: string }, userId: string): Promise<Choice[]> {
-    if (command === 'analyze' && focused.name === 'question') return this.questions(focused.value, userId);
+  /** The choices `viewer` gets for the option being typed (`focused`) of `command`; none for anything else. */
+  async choices(command: string, focused: { name: string; value: string }, viewer: Viewer): Promise<Choice[]> {
+    if (command === 'analyze' && focused.name === 'question') return this.questions(focused.value, viewer);
     if (command === 'settings') return this.settingValues(focused.name, focused.value);
     return [];
   }
 
-  /** The question a `/analyze` value stands for: itself, or the long question behind a token. */
-  async question(value: string, userId: string): Promise<string | undefined> {
+  /** The question a `/analyze` value stands for: itself, or the long question behind a token `viewer` was offered. */
+  async question(value: string, viewer: Viewer): Promise<string | undefined> {
     if (!TOKEN.test(value)) return value;
-    const all = [...(await this.recentQuestions(userId)), ...this.starters()];
+    const all = [...(await this.recentQuestions(viewer)), ...this.starters(viewer)];
     return all.find((question) => tokenOf(question) === value);
   }
 
-  private async questions(typed: string, userId: string): Promise<Choice[]> {
-    const all = [...(await this.recentQuestions(userId)), ...this.starters()];
+  private async questions(typed: string, viewer: Viewer): Promise<Choice[]> {
+    const all = [...(await this.recentQuestions(viewer)), ...this.starters(viewer)];
     const seen = new Set<string>();
     const choices: Choice[] = [];
     for (const question of all) {
@@ -83,28 +84,30 @@ export class DiscordAutocomplete {
     return choices;
   }
 
-  private starters(): string[] {
-    return (this.options.directory?.starterPrompts() ?? []).map((prompt) => prompt.message);
+  private starters(viewer: Viewer): string[] {
+    return (this.options.directory?.starterPrompts(viewer) ?? []).map((prompt) => prompt.message);
   }
 
-  /** The person's recent requests, newest first; none when the directory is slow or fails. */
-  private async recentQuestions(userId: string): Promise<string[]> {
+  /** The viewer's recent requests, newest first; none when the directory is slow or fails. */
+  private async recentQuestions(viewer: Viewer): Promise<string[]> {
     const directory = this.options.directory;
     if (!directory) return [];
-    const cached = this.recent.get(userId);
+    // What the policy shows depends on the place and the roles as well as the person.
+    const key = JSON.stringify([viewer.user.id, viewer.channel, viewer.place.dm, viewer.user.groups ?? []]);
+    const cached = this.recent.get(key);
     if (cached && this.now() - cached.at < (this.options.cacheMs ?? 15_000)) return cached.questions;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<undefined>((resolve) => {
       timer = setTimeout(() => resolve(undefined), this.options.budgetMs ?? 1500);
     });
     const lookup = directory
-      .recentSessions(userId, this.options.recentLimit ?? 20)
+      .recentSessions(viewer, this.options.recentLimit ?? 20)
       .then((sessions) => sessions.map((session) => session.request).filter(Boolean))
       .catch(() => undefined);
     const questions = await Promise.race([lookup, late]);
     clearTimeout(timer);
     if (!questions) return cached?.questions ?? [];
-    this.recent.set(userId, { at: this.now(), questions });
+    this.recent.set(key, { at: this.now(), questions });
     if (this.recent.size > 1000) this.recent.delete(this.recent.keys().next().value ?? '');
     return questions;
   }

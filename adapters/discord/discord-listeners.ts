@@ -16,7 +16,7 @@ import {
   MessageFlags,
   type ModalSubmitInteraction,
 } from 'discord.js';
-import { ACTION_IDS, type Place } from '../../src/ports/chat.js';
+import { ACTION_IDS, type Place, type Viewer } from '../../src/ports/chat.js';
 import type { Choice } from './discord-autocomplete.js';
 import { commandText, settingProblem } from './discord-commands.js';
 import { EDIT_FORM, editForm, FORM_INPUT_CHARS, REVISE_FORM, reviseForm } from './discord-forms.js';
@@ -28,22 +28,28 @@ import {
 } from './discord-message-listeners.js';
 import { discordPlace } from './discord-place.js';
 import { parseCustomId, REACTIONS, type Remembered } from './discord-render.js';
-import { discordThreadKey } from './discord-thread-key.js';
+import { discordChannelKey, discordThreadKey } from './discord-thread-key.js';
 
 export interface DiscordListenerContext extends MessageListenerContext {
   client: Client;
   /** What a message of tally's is (after the posts under way in its channel went out). */
   remembered: (messageId: string, channelId: string) => Promise<(Remembered & { threadKey: string }) | undefined>;
   keepInteraction: (threadKey: string, userId: string, interaction: Interaction) => void;
-  /** Suggestions for the option being typed. */
-  suggest: (command: string, focused: { name: string; value: string }, userId: string) => Promise<Choice[]>;
+  /** Suggestions for the option `viewer` is typing. */
+  suggest: (command: string, focused: { name: string; value: string }, viewer: Viewer) => Promise<Choice[]>;
   /** The question an `/analyze` value stands for (a picked long suggestion is a token); undefined if gone. */
-  question: (value: string, userId: string) => Promise<string | undefined>;
+  question: (value: string, viewer: Viewer) => Promise<string | undefined>;
 }
 
 export function registerDiscordListeners(context: DiscordListenerContext): void {
   const { client } = context;
   const user = (id: string, member: unknown) => chatUser(context, id, member);
+  /** Who uses a command or types into its options, and where (`place`: a thread counts as its parent). */
+  const viewer = (interaction: AutocompleteInteraction | ChatInputCommandInteraction, place: Place): Viewer => ({
+    channel: discordChannelKey(interaction.guildId ?? '', place.channel),
+    user: user(interaction.user.id, interaction.member),
+    place,
+  });
   registerMessageListeners(client, context);
 
   client.on('interactionCreate', async (interaction) => {
@@ -85,14 +91,14 @@ export function registerDiscordListeners(context: DiscordListenerContext): void 
 
   /** Suggestions for the option being typed; none outside the allowed channels. */
   async function suggest(interaction: AutocompleteInteraction) {
-    const parentId = discordPlace(interaction.channel, interaction.channelId ?? '').channel;
+    const place = discordPlace(interaction.channel, interaction.channelId ?? '');
     const focused = interaction.options.getFocused(true);
-    const inside = interaction.guildId !== null && context.allowed(interaction.guildId, parentId);
+    const inside = interaction.guildId !== null && context.allowed(interaction.guildId, place.channel);
     const choices = inside
       ? await context.suggest(
           interaction.commandName,
           { name: focused.name, value: focused.value },
-          interaction.user.id,
+          viewer(interaction, place),
         )
       : [];
     await interaction.respond(choices);
@@ -103,7 +109,8 @@ export function registerDiscordListeners(context: DiscordListenerContext): void 
     if (!place) return;
     const guildId = interaction.guildId ?? '';
     if (interaction.commandName === 'analyze') {
-      const question = await context.question(interaction.options.getString('question', true), interaction.user.id);
+      const picked = interaction.options.getString('question', true);
+      const question = await context.question(picked, viewer(interaction, place));
       if (question === undefined) {
         const gone = 'I no longer have that suggestion; type the question, please.';
         await interaction.reply({ content: gone, flags: MessageFlags.Ephemeral });

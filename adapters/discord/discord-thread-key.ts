@@ -3,6 +3,9 @@ import type { ChannelKey, ThreadKey } from '../../src/ports/chat.js';
 
 export const discordThreadKey = (guildId: string, threadId: string): ThreadKey => `discord:${guildId}:${threadId}`;
 
+/** A channel key `discord:<guild>:<channel id>`. */
+export const discordChannelKey = (guildId: string, channelId: string): ChannelKey => `discord:${guildId}:${channelId}`;
+
 export function parseDiscordThreadKey(key: ThreadKey): { guildId: string; threadId: string } {
   const match = /^discord:([^:]+):(\d+)$/.exec(key);
   if (!match?.[1] || !match[2]) throw new Error(`not a Discord thread key: ${key}`);

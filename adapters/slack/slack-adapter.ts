@@ -112,6 +112,7 @@ export class SlackAdapter implements ChatAdapter {
       botToken: options.botToken,
       botUserId: () => this.botUserId,
       deliver: (inbound) => this.deliver(inbound),
+      groupsOf: (userId) => this.groupsOf(userId),
       isKnownThread: async (threadKey) =>
         this.threads.has(threadKey) || ((await options.isKnownThread?.(threadKey)) ?? false),
       markThread: (threadKey) => this.threads.add(threadKey),

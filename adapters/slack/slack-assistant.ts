@@ -11,9 +11,10 @@
  * commercially distributed apps) and writes it with `chat.update`, for a context tally does not use.
  */
 import type { App } from '@slack/bolt';
-import type { TallyDirectory } from '../../src/ports/chat.js';
+import type { TallyDirectory, Viewer } from '../../src/ports/chat.js';
 import type { SlackListenerContext } from './slack-listeners.js';
 import { slackThreadKey } from './slack-thread-key.js';
+import { slackViewer } from './slack-viewer.js';
 
 /** Slack shows at most four suggested prompts. */
 export const MAX_PROMPTS = 4;
@@ -37,9 +38,12 @@ export function threadTitle(request: string): string {
   return `${space > TITLE_CHARS / 2 ? cut.slice(0, space) : cut}…`;
 }
 
-/** The starter prompts Slack can show: at most four, titles kept short. */
-export function suggestedPrompts(directory: TallyDirectory | undefined): Array<{ title: string; message: string }> {
-  return (directory?.starterPrompts() ?? [])
+/** The starter prompts Slack can show `viewer`: at most four, titles kept short. */
+export function suggestedPrompts(
+  directory: TallyDirectory | undefined,
+  viewer: Viewer,
+): Array<{ title: string; message: string }> {
+  return (directory?.starterPrompts(viewer) ?? [])
     .filter((prompt) => prompt.message.trim() !== '')
     .slice(0, MAX_PROMPTS)
     .map((prompt) => ({
@@ -52,7 +56,7 @@ export function suggestedPrompts(directory: TallyDirectory | undefined): Array<{
 /** What assistant threads use of the listeners' context (`say` posts through the adapter's queue). */
 export type AssistantContext = Pick<
   SlackListenerContext,
-  'app' | 'directory' | 'allowed' | 'refuse' | 'say' | 'logError'
+  'app' | 'directory' | 'groupsOf' | 'allowed' | 'refuse' | 'say' | 'logError'
 >;
 
 export function registerAssistant(context: AssistantContext): void {
@@ -64,7 +68,9 @@ export function registerAssistant(context: AssistantContext): void {
     }
     try {
       await context.say(slackThreadKey({ team: bolt.teamId ?? '', channel, threadTs }), GREETING);
-      const prompts = suggestedPrompts(context.directory);
+      // The assistant pane is a DM with tally: the prompts name what the person may read there.
+      const viewer = await slackViewer({ team: bolt.teamId ?? '', channel, dm: true, userId: user }, context.groupsOf);
+      const prompts = suggestedPrompts(context.directory, viewer);
       if (prompts.length > 0) {
         await client.assistant.threads.setSuggestedPrompts({
           channel_id: channel,

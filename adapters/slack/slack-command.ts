@@ -1,6 +1,7 @@
 import { escapeMrkdwn, SETTINGS_HINT, sessionFacts, sessionTitle, threadLink } from './slack-home.js';
 import type { SlackListenerContext } from './slack-listeners.js';
 import { slackPlace, slackThreadKey } from './slack-thread-key.js';
+import { slackViewer } from './slack-viewer.js';
 
 /** Sessions listed by `/tally sessions`. */
 const LISTED_SESSIONS = 10;
@@ -40,7 +41,16 @@ export function rootText(user: string, question: string): string {
 /** What `/tally` uses of the listeners' context. */
 export type CommandContext = Pick<
   SlackListenerContext,
-  'app' | 'directory' | 'allowed' | 'refuse' | 'postRoot' | 'markThread' | 'deliver' | 'workspaceUrl' | 'logError'
+  | 'app'
+  | 'directory'
+  | 'groupsOf'
+  | 'allowed'
+  | 'refuse'
+  | 'postRoot'
+  | 'markThread'
+  | 'deliver'
+  | 'workspaceUrl'
+  | 'logError'
 >;
 
 export function registerTallyCommand(context: CommandContext): void {
@@ -65,7 +75,10 @@ export function registerTallyCommand(context: CommandContext): void {
     }
     await ack();
     if (parsed.kind === 'sessions') {
-      const sessions = (await context.directory?.recentSessions(user, LISTED_SESSIONS)) ?? [];
+      // Listed in the channel the command was run in: sessions whose data may be shown there.
+      const dm = slackPlace(channel).dm || command.channel_name === 'directmessage';
+      const viewer = await slackViewer({ team: command.team_id, channel, dm, userId: user }, context.groupsOf);
+      const sessions = (await context.directory?.recentSessions(viewer, LISTED_SESSIONS)) ?? [];
       await tell(
         sessions.length === 0
           ? 'You have no sessions yet. Start one with `/tally <question>`.'

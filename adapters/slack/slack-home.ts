@@ -2,6 +2,7 @@ import type { SessionSummary, ThreadKey } from '../../src/ports/chat.js';
 import type { SlackListenerContext } from './slack-listeners.js';
 import type { Block } from './slack-render.js';
 import { parseSlackThreadKey } from './slack-thread-key.js';
+import { slackViewer } from './slack-viewer.js';
 
 /** Sessions shown in the tab; with the fixed blocks this stays far below Slack's 100 blocks. */
 export const HOME_SESSIONS = 15;
@@ -100,15 +101,20 @@ export function threadLink(workspaceUrl: string, threadKey: ThreadKey): string |
 }
 
 /** What the App Home tab uses of the listeners' context. */
-export type HomeTabContext = Pick<SlackListenerContext, 'app' | 'directory' | 'workspaceUrl' | 'logError'>;
+export type HomeTabContext = Pick<SlackListenerContext, 'app' | 'directory' | 'groupsOf' | 'workspaceUrl' | 'logError'>;
 
 export function registerHomeTab(context: HomeTabContext): void {
-  context.app.event('app_home_opened', async ({ event, client }) => {
+  context.app.event('app_home_opened', async ({ event, client, context: bolt }) => {
     const { directory } = context;
     if (event.tab !== 'home' || !directory) return;
     try {
+      // Only the viewer sees their App Home: it shows what they may see in a DM with tally (its channel, when given).
+      const viewer = await slackViewer(
+        { team: bolt.teamId ?? '', channel: event.channel || 'home', dm: true, userId: event.user },
+        context.groupsOf,
+      );
       const view = homeView({
-        sessions: await directory.recentSessions(event.user, HOME_SESSIONS),
+        sessions: await directory.recentSessions(viewer, HOME_SESSIONS),
         settings: directory.defaultSettings(),
         link: (threadKey) => threadLink(context.workspaceUrl(), threadKey),
       });

@@ -33,6 +33,11 @@ export interface SlackListenerContext {
    * Slack: the work goes on after the ack.
    */
   deliver: (inbound: Inbound) => void;
+  /**
+   * The user groups the access policy names that a person is in, as `deliver` adds them to inbounds: surfaces beyond
+   * a thread (App Home, `/tally sessions`, suggested prompts) show what those groups may see. Never rejects.
+   */
+  groupsOf: (userId: string) => Promise<string[]>;
   /** Threads tally takes part in: started by a mention here, or known to the store. */
   isKnownThread: (threadKey: string) => Promise<boolean>;
   markThread: (threadKey: string) => void;

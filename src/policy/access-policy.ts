@@ -7,7 +7,7 @@
 import type { AccessSettings } from '../config.js';
 import { ConfigError } from '../errors.js';
 import type { AccessControl, MessageAccess, TableRead, UsedGrants } from '../ports/access.js';
-import type { Inbound } from '../ports/chat.js';
+import type { Inbound, Viewer } from '../ports/chat.js';
 import type { Database } from '../ports/database.js';
 import { type Access, type Principal, resolveAccess } from './access.js';
 import { pseudonymKey } from './masked-view.js';
@@ -53,6 +53,14 @@ export class AccessPolicy implements AccessControl {
     return { databases: this.databasesFor(access, this.databases, onRead) };
   }
 
+  mayView(viewer: Viewer, used: UsedGrants | undefined): boolean {
+    return missingGrants(used, this.resolve(viewerPrincipal(viewer, this.consoleUser))).length === 0;
+  }
+
+  databaseNames(viewer: Viewer): string[] {
+    return [...this.resolve(viewerPrincipal(viewer, this.consoleUser)).databases.keys()];
+  }
+
   /** The databases `access` may read, each enforcing it; `onRead` hears of every table a statement read. */
   databasesFor(
     access: Access,
@@ -95,6 +103,10 @@ export function principalOf(inbound: Pick<Inbound, 'threadKey' | 'user' | 'place
     place: inbound.place ?? { channel: kind === 'console' ? 'console' : channel, dm: kind === 'console' },
     ...(kind === 'discord' ? { guild: team } : {}),
   };
+}
+
+function viewerPrincipal(viewer: Viewer, consoleUser: string): Principal {
+  return principalOf({ threadKey: viewer.channel, user: viewer.user, place: viewer.place }, consoleUser);
 }
 
 /** What the thread is told when the person may read nothing here. */

@@ -30,6 +30,10 @@ export interface AppliedGrant {
   via: string[];
 }
 
+function tableMatches(pattern: string, table: string): boolean {
+  return pattern.includes('.') === table.includes('.') && matchesPattern(pattern, table);
+}
+
 export class DatabaseAccess {
   constructor(
     readonly database: string,
@@ -37,14 +41,17 @@ export class DatabaseAccess {
     private readonly sensitive: Readonly<Record<string, Treatment>>,
   ) {}
 
-  /** The grant that lets this person read `table`, if any. */
+  /**
+   * The grant that lets this person read `table`, if any. A table of another schema (`schema.table`) is granted
+   * only by a pattern that names a schema (`finance.*`); `*` means the tables of the database's own schema.
+   */
   tableGrant(table: string): AppliedGrant | undefined {
-    return this.grants.find(({ grant }) => grant.tables.some((pattern) => matchesPattern(pattern, table)));
+    return this.grants.find(({ grant }) => grant.tables.some((pattern) => tableMatches(pattern, table)));
   }
 
   /** How `table.column` reaches this person, and the rule that decides it. */
   column(table: string, column: string): { access: ColumnAccess; rule: string } {
-    const granting = this.grants.filter(({ grant }) => grant.tables.some((pattern) => matchesPattern(pattern, table)));
+    const granting = this.grants.filter(({ grant }) => grant.tables.some((pattern) => tableMatches(pattern, table)));
     if (granting.length === 0) return { access: 'denied', rule: `no grant names table ${table}` };
     const visible = granting.find(
       ({ grant }) => !grant.columns || grant.columns.some((pattern) => matchesColumnPattern(pattern, table, column)),

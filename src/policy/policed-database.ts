@@ -19,7 +19,7 @@ import type {
 import type { Kernel } from '../ports/sandbox.js';
 import type { DatabaseAccess } from './access.js';
 import { withMaskedViews } from './masked-view.js';
-import { checkStatement, describeColumn, type StatementRead } from './statement-access.js';
+import { checkStatement, type StatementRead } from './statement-access.js';
 
 export interface PolicedDatabaseOptions {
   access: DatabaseAccess;
@@ -70,7 +70,10 @@ export function policedDatabase(inner: Database, options: PolicedDatabaseOptions
       dialect: inner.dialect,
       schema: await ownSchema(),
       tables: (await allTables()).map((table) => table.name),
-      columnsOf: async (table) => (await describeAll(table)).columns.map((column) => column.name),
+      columnsOf: async (table) =>
+        table.includes('.')
+          ? (await inner.query(`SELECT * FROM ${table} LIMIT 0`, { maxRows: 1 })).columns.map((column) => column.name)
+          : (await describeAll(table)).columns.map((column) => column.name),
       access,
     });
     if ('refused' in verdict) throw new SqlRejectedError('not granted by the access policy', verdict.refused);
@@ -106,12 +109,20 @@ export function policedDatabase(inner: Database, options: PolicedDatabaseOptions
     if (reads.length > 0) await options.onRead?.(reads);
   }
 
-  /** The key must never reach a message: a server error may quote the statement it ran. */
-  function scrubbed(error: unknown): unknown {
-    if (!(error instanceof Error) || !error.message.includes(key)) return error;
+  /**
+   * The key must never reach a message or a log: a server error may quote the statement it ran, and the driver's
+   * error (kept as `cause`) holds the whole statement. Errors of a rewritten statement lose their cause.
+   */
+  function scrubbed(error: unknown, rewritten: boolean): unknown {
+    if (!(error instanceof Error) || !rewritten) return error;
     const message = error.message.replaceAll(key, '…');
     if (error instanceof SqlRejectedError) return new SqlRejectedError(error.reason.replaceAll(key, '…'), message);
-    return new QueryFailedError(inner.name, message.replace(/^The query failed on '[^']*': /, ''));
+    if (error instanceof QueryFailedError) {
+      return new QueryFailedError(inner.name, message.replace(/^The query failed on '[^']*': /, ''));
+    }
+    error.message = message;
+    delete (error as { cause?: unknown }).cause;
+    return error;
   }
 
   return {
@@ -149,7 +160,7 @@ export function policedDatabase(inner: Database, options: PolicedDatabaseOptions
         await reported(read);
         return result;
       } catch (error) {
-        throw scrubbed(error);
+        throw scrubbed(error, statement !== sql);
       }
     },
     async extract(sql: string, kernel: Kernel, name: string, extractOptions: ExtractOptions = {}): Promise<Provenance> {
@@ -167,7 +178,7 @@ export function policedDatabase(inner: Database, options: PolicedDatabaseOptions
         await reported(read);
         return provenance;
       } catch (error) {
-        throw scrubbed(error);
+        throw scrubbed(error, statement !== sql);
       }
     },
     close: () => inner.close(),

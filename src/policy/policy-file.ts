@@ -33,7 +33,7 @@ const tablePattern = z.string().regex(/^[^\s]+$/, 'a table name or pattern, e.g.
 const databasePolicy = z
   .object({
     /** `table.column` pattern → how it is masked for people not granted it raw. */
-    sensitive: z.record(columnPattern, z.enum(['hash', 'redact'])).default({}),
+    sensitive: z.record(z.string(), z.enum(['hash', 'redact'])).default({}),
     /** Names of principal sets whose channels may show this database's results; absent: anywhere. */
     show_in: z.array(z.string().min(1)).optional(),
   })
@@ -54,7 +54,7 @@ const grant = z
 
 const policySchema = z
   .object({
-    principals: z.record(z.string().regex(/^[\w.-]+$/, 'letters, digits, dot, dash or underscore'), principalSet),
+    principals: z.record(z.string(), principalSet),
     databases: z.record(z.string().min(1), databasePolicy).default({}),
     grants: z.array(grant).default([]),
   })
@@ -79,19 +79,18 @@ export async function loadPolicy(path: string, databases: readonly string[]): Pr
 export function parsePolicy(text: string, path: string, databases: readonly string[]): Policy {
   let raw: unknown;
   try {
-    raw = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    // Integers as BigInt: an unquoted 18-digit Discord id keeps every digit.
+    raw = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text, { intAsBigInt: true });
   } catch (error) {
     throw new PolicyFileError(path, [{ entry: '(file)', field: '', message: (error as Error).message }]);
   }
   const parsed = policySchema.safeParse(raw ?? {});
-  if (!parsed.success) {
-    throw new PolicyFileError(
-      path,
-      parsed.error.issues.map((issue) => describeIssue(issue.path, issue.message)),
-    );
-  }
-  const issues = crossCheck(parsed.data, databases);
-  if (issues.length > 0) throw new PolicyFileError(path, issues);
+  // What refers to nothing is listed with the mistakes of shape, so one round of edits fixes the file.
+  const issues = [
+    ...(parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue.path, issue.message))),
+    ...crossCheck(loose(raw), databases),
+  ];
+  if (!parsed.success || issues.length > 0) throw new PolicyFileError(path, issues);
   return parsed.data;
 }
 
@@ -105,24 +104,79 @@ function describeIssue(path: ReadonlyArray<PropertyKey>, message: string): Polic
   return { entry, field: rest.join('.'), message };
 }
 
-/** What zod cannot see: names that must refer to something. */
-function crossCheck(policy: Policy, databases: readonly string[]): PolicyIssue[] {
+/** The parts of a policy the cross-check reads, taken from whatever the file holds. */
+interface LoosePolicy {
+  principals: Record<string, Record<string, unknown>>;
+  databases: Record<string, { sensitive: Record<string, unknown>; showIn: unknown[] }>;
+  grants: Array<{ to: unknown[]; database: unknown }>;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const asObject = (value: unknown): Record<string, unknown> => (isObject(value) ? value : {});
+const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
+function loose(raw: unknown): LoosePolicy {
+  const file = asObject(raw);
+  return {
+    principals: Object.fromEntries(
+      Object.entries(asObject(file.principals)).map(([name, set]) => [name, asObject(set)]),
+    ),
+    databases: Object.fromEntries(
+      Object.entries(asObject(file.databases)).map(([name, database]) => [
+        name,
+        { sensitive: asObject(asObject(database).sensitive), showIn: asArray(asObject(database).show_in) },
+      ]),
+    ),
+    grants: asArray(file.grants).map((grant) => ({
+      to: asArray(asObject(grant).to),
+      database: asObject(grant).database,
+    })),
+  };
+}
+
+const SET_NAME = /^[\w.-]+$/;
+const COLUMN_PATTERN = /^[^.\s]+\.[^.\s]+$/;
+
+/** What zod cannot see: names that must refer to something, and keys that must have a form. */
+function crossCheck(policy: LoosePolicy, databases: readonly string[]): PolicyIssue[] {
   const issues: PolicyIssue[] = [];
   const sets = new Set(Object.keys(policy.principals));
   const known = `configured databases: ${databases.join(', ') || 'none'}`;
-  const unknownSet = (name: string) => `no principal set '${name}' (sets: ${[...sets].join(', ') || 'none'})`;
+  const unknownSet = (name: unknown) => `no principal set '${String(name)}' (sets: ${[...sets].join(', ') || 'none'})`;
+  for (const [name, set] of Object.entries(policy.principals)) {
+    if (!SET_NAME.test(name)) {
+      issues.push({
+        entry: `principals.${name}`,
+        field: '',
+        message: 'name sets with letters, digits, dot, dash or underscore',
+      });
+    }
+    if (Object.values(set).every((list) => !Array.isArray(list) || list.length === 0)) {
+      issues.push({ entry: `principals.${name}`, field: '', message: 'names no user, group, channel or guild' });
+    }
+  }
   for (const [name, database] of Object.entries(policy.databases)) {
     if (!databases.includes(name)) {
       issues.push({ entry: `databases.${name}`, field: '', message: `no database '${name}' is configured (${known})` });
     }
-    for (const [index, set] of (database.show_in ?? []).entries()) {
-      if (!sets.has(set))
+    for (const pattern of Object.keys(database.sensitive)) {
+      if (!COLUMN_PATTERN.test(pattern)) {
+        issues.push({
+          entry: `databases.${name}`,
+          field: `sensitive.${pattern}`,
+          message: 'a table.column pattern, e.g. crm.email or *.ssn',
+        });
+      }
+    }
+    for (const [index, set] of database.showIn.entries()) {
+      if (!sets.has(String(set)))
         issues.push({ entry: `databases.${name}`, field: `show_in.${index}`, message: unknownSet(set) });
     }
   }
   for (const [index, entry] of policy.grants.entries()) {
     const at = `grants[${index}]`;
-    if (!databases.includes(entry.database)) {
+    if (typeof entry.database === 'string' && !databases.includes(entry.database)) {
       issues.push({
         entry: at,
         field: 'database',
@@ -130,12 +184,7 @@ function crossCheck(policy: Policy, databases: readonly string[]): PolicyIssue[]
       });
     }
     for (const [position, set] of entry.to.entries()) {
-      if (!sets.has(set)) issues.push({ entry: at, field: `to.${position}`, message: unknownSet(set) });
-    }
-  }
-  for (const [name, set] of Object.entries(policy.principals)) {
-    if (Object.values(set).every((list) => list.length === 0)) {
-      issues.push({ entry: `principals.${name}`, field: '', message: 'names no user, group, channel or guild' });
+      if (!sets.has(String(set))) issues.push({ entry: at, field: `to.${position}`, message: unknownSet(set) });
     }
   }
   return issues;

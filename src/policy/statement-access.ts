@@ -19,6 +19,17 @@ export interface StatementRead {
   others: string[];
 }
 
+/**
+ * A token that may name a table or column: a name, and on SQLite also a single-quoted string, which SQLite reads
+ * as a name where a name is expected (`FROM 'customers'`).
+ */
+function nameish(token: SqlToken | undefined, dialect: SqlDialect): string | undefined {
+  const name = nameOf(token);
+  if (name !== undefined || dialect !== 'sqlite' || token?.kind !== 'quoted' || !token.text.startsWith("'"))
+    return name;
+  return token.text.slice(1, -1).replaceAll("''", "'");
+}
+
 const METADATA_NAMES = new Set(['information_schema', 'sqlite_master', 'sqlite_schema', 'sqlite_temp_master']);
 const METADATA_STATEMENTS = new Set(['SHOW', 'DESCRIBE', 'DESC', 'PRAGMA']);
 
@@ -42,13 +53,13 @@ export async function checkStatement(input: StatementCheckInput): Promise<Statem
   const byLower = new Map(input.tables.map((table) => [table.toLowerCase(), table]));
   const read = new Set<string>();
   for (const [at, token] of tokens.entries()) {
-    const name = nameOf(token);
+    const name = nameish(token, dialect);
     if (name === undefined) continue;
     const lower = name.toLowerCase();
     if (METADATA_NAMES.has(lower) || lower.startsWith('pragma_')) return { refused: `${name} ${metadataHint}` };
     const table = byLower.get(lower);
     if (table === undefined) continue;
-    const qualifier = tokens[at - 1]?.text === '.' ? nameOf(tokens[at - 2]) : undefined;
+    const qualifier = tokens[at - 1]?.text === '.' ? nameish(tokens[at - 2], dialect) : undefined;
     if (qualifier !== undefined && qualifier.toLowerCase() !== schema.toLowerCase()) continue; // alias.column
     if (!access.tableGrant(table)) return { refused: notGranted(`table ${table}`, await grantedTables(input)) };
     read.add(table);
@@ -61,12 +72,22 @@ export async function checkStatement(input: StatementCheckInput): Promise<Statem
     tables.push({ table, columns });
   }
   const masked = tables.filter(({ columns }) => columns.some((column) => column.access !== 'raw'));
-  const problem = qualifiedMasked(tokens, schema, masked) ?? deniedColumn(tokens, tables) ?? leadProblem(lead, masked);
+  const problem =
+    qualifiedMasked(tokens, dialect, schema, masked) ??
+    deniedColumn(tokens, dialect, tables) ??
+    leadProblem(lead, masked);
   if (problem) return { refused: problem };
   const others = dialect === 'mysql' ? otherSchemaTables(tokens, schema) : [];
   if (typeof others === 'string') return { refused: others };
   for (const other of others) {
     if (!access.tableGrant(other)) return { refused: notGranted(`table ${other}`, await grantedTables(input)) };
+    const columns = await input.columnsOf(other);
+    const partial = columns.find((column) => access.column(other, column).access !== 'raw');
+    if (partial !== undefined) {
+      return {
+        refused: `${other}.${partial} is masked or not granted to you, and masking applies only to the database's own schema: ${other} cannot be read here. Ask the people who run tally to configure that schema as a database of its own (DATABASE_URL_<NAME>).`,
+      };
+    }
   }
   return { tables, others };
 }
@@ -86,29 +107,34 @@ async function grantedTables(input: StatementCheckInput): Promise<string[]> {
 /** `telco.crm` or `main.crm` for a masked table would read the base table, not its view. */
 function qualifiedMasked(
   tokens: readonly SqlToken[],
+  dialect: SqlDialect,
   schema: string,
   masked: StatementRead['tables'],
 ): string | undefined {
   for (const [at, token] of tokens.entries()) {
-    if (tokens[at + 1]?.text !== '.' || nameOf(token)?.toLowerCase() !== schema.toLowerCase()) continue;
-    const name = nameOf(tokens[at + 2])?.toLowerCase();
+    if (tokens[at + 1]?.text !== '.' || nameish(token, dialect)?.toLowerCase() !== schema.toLowerCase()) continue;
+    const name = nameish(tokens[at + 2], dialect)?.toLowerCase();
     const table = masked.find((candidate) => candidate.table.toLowerCase() === name);
     if (table) {
-      return `${table.table} is masked for you by the access policy; name it without its schema (${table.table}, not ${nameOf(token)}.${table.table}).`;
+      return `${table.table} is masked for you by the access policy; name it without its schema (${table.table}, not ${schema}.${table.table}).`;
     }
   }
   return undefined;
 }
 
 /** A column the person may not read, named where no table read here has a readable column of that name. */
-function deniedColumn(tokens: readonly SqlToken[], tables: StatementRead['tables']): string | undefined {
+function deniedColumn(
+  tokens: readonly SqlToken[],
+  dialect: SqlDialect,
+  tables: StatementRead['tables'],
+): string | undefined {
   const readable = new Set(
     tables.flatMap(({ columns }) =>
       columns.filter((column) => column.access !== 'denied').map((column) => column.name.toLowerCase()),
     ),
   );
   for (const token of tokens) {
-    const name = nameOf(token)?.toLowerCase();
+    const name = nameish(token, dialect)?.toLowerCase();
     if (name === undefined || readable.has(name)) continue;
     for (const { table, columns } of tables) {
       const denied = columns.find((column) => column.access === 'denied' && column.name.toLowerCase() === name);

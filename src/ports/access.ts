@@ -2,7 +2,7 @@
  * The access port: what the sender of a message may read, decided below the model by the access policy
  * (src/policy/). Sessions ask it for the databases a turn may use; they never see the policy itself.
  */
-import type { Inbound } from './chat.js';
+import type { Inbound, Viewer } from './chat.js';
 import type { Database } from './database.js';
 
 /** How a column reaches a person: as it is, pseudonymised, always NULL, or not at all. */
@@ -30,4 +30,8 @@ export interface AccessControl {
     used: UsedGrants | undefined,
     onUsed: (used: UsedGrants) => Promise<void>,
   ): MessageAccess;
+  /** Whether `viewer` may see a thread that read `used` (its summary, its exports), there. */
+  mayView(viewer: Viewer, used: UsedGrants | undefined): boolean;
+  /** The names of the databases `viewer` may read there. */
+  databaseNames(viewer: Viewer): string[];
 }

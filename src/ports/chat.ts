@@ -174,12 +174,24 @@ export interface SessionSummary {
   updatedAt: number;
 }
 
+/**
+ * Who looks at a surface beyond one thread (App Home, `/tally sessions`, autocomplete, suggested prompts) and
+ * where: the access policy shows them only what they may see there.
+ */
+export interface Viewer {
+  /** The channel the surface is in (`slack:<team>:<channel>`, `discord:<guild>:<channel>`, `console:local`). */
+  channel: ChannelKey;
+  user: ChatUser;
+  /** Where it is shown; App Home and assistant panes are private to the viewer (`dm: true`). */
+  place: Place;
+}
+
 /** What adapters may show beyond a thread: a person's sessions, starter prompts, default settings. */
 export interface TallyDirectory {
-  /** The person's sessions, newest first. */
-  recentSessions(userId: string, limit: number): Promise<SessionSummary[]>;
-  /** Suggestions built from the configured databases and playbooks. */
-  starterPrompts(): Array<{ title: string; message: string }>;
+  /** The viewer's sessions, newest first: those whose data they may still see there. */
+  recentSessions(viewer: Viewer, limit: number): Promise<SessionSummary[]>;
+  /** Suggestions built from the databases the viewer may read there and the playbooks. */
+  starterPrompts(viewer: Viewer): Array<{ title: string; message: string }>;
   /** The settings a new thread starts with, one line each (`name: value`). */
   defaultSettings(): string[];
 }

@@ -8,12 +8,22 @@
 import type { PendingQuestion } from '../agent/conversation.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { ChannelKey, Inbound, Post, ThreadKey } from '../ports/chat.js';
+import type { ChannelKey, ChatUser, Inbound, Place, Post, ThreadKey } from '../ports/chat.js';
 import type { Clock } from '../ports/clock.js';
 import type { Schedule } from './schedule-file.js';
 import type { RunOutcome } from './schedule-state.js';
 
+/** Who a run speaks as: the owner, with the groups and place their permissions are decided by. */
+export interface ScheduleSender {
+  user: ChatUser;
+  place: Place;
+  /** Why the owner may not run it now (the access policy, checked at every run); nothing runs then. */
+  refusal?: string;
+}
+
 export interface ScheduleRunOptions {
+  /** The owner as the run's messages carry them; default the owner's id alone. */
+  sender?: ScheduleSender;
   /** Posts the root message in the channel and opens its thread (the adapter's `openThread`). */
   openThread(channel: ChannelKey, text: string): Promise<ThreadKey>;
   post(threadKey: ThreadKey, post: Post): Promise<unknown>;
@@ -60,8 +70,21 @@ export async function runSchedule(
   const stopWatching = options.watch(threadKey, (post) => {
     if (post.kind === 'error') failure ??= post.text;
   });
+  const { sender } = options;
+  if (sender?.refusal) {
+    const note = `The scheduled run '${schedule.name}' did not run: ${sender.refusal} No report was made. Its owner can ask the people who run tally for access, or the schedule can be given another owner.`;
+    await tell(options, threadKey, note);
+    stopWatching();
+    return { threadKey, outcome: 'failed' };
+  }
   const say = (text: string) =>
-    options.handle({ threadKey, user: { id: schedule.owner }, text, receivedAt: options.clock.now() });
+    options.handle({
+      threadKey,
+      user: sender?.user ?? { id: schedule.owner },
+      ...(sender ? { place: sender.place } : {}),
+      text,
+      receivedAt: options.clock.now(),
+    });
   const stoppedOnError = async (): Promise<ScheduleRunResult> => {
     const exported = schedule.review === 'auto' ? ' No report was exported.' : '';
     await tell(options, threadKey, `The scheduled run '${schedule.name}' stopped on the error above.${exported}`);

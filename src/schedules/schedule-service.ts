@@ -4,12 +4,13 @@
  * last runs, and the session a run waits on). `tally schedules run NAME` uses `runNow`.
  */
 import type { Logger } from '../logger.js';
+import type { AccessControl, UsedGrants } from '../ports/access.js';
 import type { ChatAdapter, Inbound, Post, ThreadKey } from '../ports/chat.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { type SessionRecord, sessionKey } from '../sessions/session-record.js';
 import type { Schedule } from './schedule-file.js';
-import { runSchedule, type ScheduleRunResult } from './schedule-run.js';
+import { runSchedule, type ScheduleRunResult, type ScheduleSender } from './schedule-run.js';
 import { ScheduleStates } from './schedule-state.js';
 import { Scheduler } from './scheduler.js';
 import type { ThreadWatch } from './thread-watch.js';
@@ -25,8 +26,13 @@ export interface ScheduleServiceOptions {
   clock: Clock;
   /** TALLY_INSTANCE, recorded with each run. */
   instance: string;
+  /** The access policy: a run has its owner's permissions, checked again at every run. */
+  access?: AccessControl;
   logger: Logger;
 }
+
+/** What a schedule's runs have read so far: its owner must still be granted all of it. */
+const grantsKey = (name: string) => `schedule-grants:${name}`;
 
 export class ScheduleService {
   readonly states: ScheduleStates;
@@ -76,9 +82,11 @@ export class ScheduleService {
   private async run(schedule: Schedule, dueAt: number): Promise<ScheduleRunResult> {
     const { adapter, router, store, watch, clock, logger } = this.options;
     const openThread = adapter.openThread?.bind(adapter);
+    const sender = await this.sender(schedule);
     const result = await runSchedule(
       schedule,
       {
+        sender,
         openThread: (channel, text) => {
           if (!openThread) throw new Error('this chat adapter cannot open threads');
           return openThread(channel, text);
@@ -93,10 +101,42 @@ export class ScheduleService {
       },
       (threadKey) => this.states.noteRun(schedule.name, dueAt, { threadKey }),
     );
+    if (result.threadKey && this.options.access) await this.rememberGrants(schedule, result.threadKey);
     await this.states
       .noteRun(schedule.name, dueAt, { outcome: result.outcome, finishedAt: clock.now() })
       .catch((error: unknown) => logger.warn({ err: error }, 'could not note how a scheduled run ended'));
     logger.info({ schedule: schedule.name, ...result }, 'scheduled run ended');
     return result;
+  }
+
+  /** The owner as a run speaks: their groups on the platform, the schedule's channel, and whether they still may. */
+  private async sender(schedule: Schedule): Promise<ScheduleSender> {
+    const { adapter, access, store } = this.options;
+    const channel = schedule.channel.split(':')[2] ?? '';
+    const place = { channel, dm: schedule.platform === 'slack' && channel.startsWith('D') };
+    const groups = access && adapter.groupsOf ? await adapter.groupsOf(schedule.owner, schedule.channel) : undefined;
+    const user = { id: schedule.owner, ...(groups ? { groups } : {}) };
+    if (!access) return { user, place };
+    const used = await store.get<UsedGrants>(grantsKey(schedule.name));
+    const granted = access.forMessage({ threadKey: `${schedule.channel}:schedule`, user, place }, used, async () => {});
+    if ('refusal' in granted) return { user, place, refusal: granted.refusal };
+    if (schedule.database && !granted.databases.some((database) => database.name === schedule.database)) {
+      return {
+        user,
+        place,
+        refusal: `the access policy does not grant its owner the database ${schedule.database} here.`,
+      };
+    }
+    return { user, place };
+  }
+
+  /** Adds what the run's thread read to what the schedule's runs have read. */
+  private async rememberGrants(schedule: Schedule, threadKey: ThreadKey): Promise<void> {
+    const { store } = this.options;
+    const used = (await store.get<SessionRecord>(sessionKey(threadKey)))?.grantsUsed;
+    if (!used) return;
+    const before = (await store.get<UsedGrants>(grantsKey(schedule.name))) ?? {};
+    for (const [table, columns] of Object.entries(used)) before[table] = { ...before[table], ...columns };
+    await store.set(grantsKey(schedule.name), before);
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { Playbook } from '../agent/playbooks.js';
 import { DEFAULT_SETTINGS, describeSettings } from '../agent/settings.js';
+import type { AccessControl } from '../ports/access.js';
 import type { SessionSummary, TallyDirectory, ThreadKey } from '../ports/chat.js';
 import type { Database } from '../ports/database.js';
 import type { Store } from '../ports/store.js';
@@ -21,23 +22,28 @@ export interface DirectoryOptions {
   playbooks: () => Playbook[];
   /** Threads with a turn running now. */
   working: (threadKey: ThreadKey) => boolean;
+  /** The access policy: sessions and databases a viewer may not see are left out. */
+  access?: AccessControl;
 }
 
 export function sessionDirectory(options: DirectoryOptions): TallyDirectory {
   return {
-    async recentSessions(userId, limit) {
-      const keys = [...new Set((await options.store.range<ThreadKey>(userSessionsKey(userId))).reverse())];
+    async recentSessions(viewer, limit) {
+      const keys = [...new Set((await options.store.range<ThreadKey>(userSessionsKey(viewer.user.id))).reverse())];
       const summaries: SessionSummary[] = [];
-      for (const threadKey of keys.slice(0, limit)) {
+      for (const threadKey of keys) {
+        if (summaries.length >= limit) break;
         const session = await options.store.get<SessionRecord>(sessionKey(threadKey));
-        if (!session) continue;
+        if (!session || (options.access && !options.access.mayView(viewer, session.grantsUsed))) continue;
         const report = await options.store.get<Report>(reportKey(threadKey));
         summaries.push(summarise(session, report, options.working(threadKey)));
       }
       return summaries;
     },
-    starterPrompts() {
-      const fromDatabases = options.databases.map((database) => ({
+    starterPrompts(viewer) {
+      const readable = options.access?.databaseNames(viewer);
+      const databases = options.databases.filter((database) => !readable || readable.includes(database.name));
+      const fromDatabases = databases.map((database) => ({
         title: `Check ${database.name}`,
         message: `Are the ${database.name} tables consistent?`,
       }));

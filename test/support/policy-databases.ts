@@ -70,7 +70,7 @@ export async function createPolicyDatabases(): Promise<PolicyDatabases> {
   const folder = await mkdtemp(join(tmpdir(), 'tally-policy-'));
   const sqlitePath = join(folder, 'crm.db');
   const db = new BetterSqlite(sqlitePath);
-  db.exec(CRM_SCHEMA.map((statement) => statement.replace(/ COMMENT '[^]*?'(?=,)/, '')).join(';\n'));
+  db.exec(CRM_SCHEMA.map((statement) => statement.replace(/ COMMENT '[\s\S]*?'(?=,)/, '')).join(';\n'));
   const insertCustomer = db.prepare('INSERT INTO customers VALUES (?, ?, ?, ?, ?, ?)');
   for (const row of CUSTOMERS) insertCustomer.run(...row);
   const insertTicket = db.prepare('INSERT INTO tickets VALUES (?, ?, ?)');

@@ -11,7 +11,7 @@ import { parseTallyCommand, rootText } from '../../adapters/slack/slack-command.
 import { parseEdit } from '../../adapters/slack/slack-edits.js';
 import { HOME_SESSIONS, homeView, threadLink } from '../../adapters/slack/slack-home.js';
 import { renderForSlack } from '../../adapters/slack/slack-render.js';
-import { ACTION_IDS, type SessionSummary, type TallyDirectory } from '../../src/ports/chat.js';
+import { ACTION_IDS, type SessionSummary, type TallyDirectory, type Viewer } from '../../src/ports/chat.js';
 
 const WORKSPACE = 'https://acme.slack.com/';
 const session = (overrides: Partial<SessionSummary> = {}): SessionSummary => ({
@@ -104,19 +104,29 @@ describe('assistant threads', () => {
     expect(long).not.toMatch(/\s…$/);
   });
 
-  it('offers at most four prompts from the directory', () => {
+  it("offers at most four prompts from the directory, those for the pane's viewer", () => {
+    const viewer: Viewer = {
+      channel: 'slack:T1:D1ANN',
+      user: { id: 'U1ANN', groups: ['S1ANALYSTS'] },
+      place: { channel: 'D1ANN', dm: true },
+    };
+    const asked: Viewer[] = [];
     const directory: TallyDirectory = {
       recentSessions: async () => [],
       defaultSettings: () => [],
-      starterPrompts: () => Array.from({ length: 6 }, (_, n) => ({ title: `Prompt ${n}`, message: `Question ${n}?` })),
+      starterPrompts: (who) => {
+        asked.push(who);
+        return Array.from({ length: 6 }, (_, n) => ({ title: `Prompt ${n}`, message: `Question ${n}?` }));
+      },
     };
-    expect(suggestedPrompts(directory).map((prompt) => prompt.message)).toEqual([
+    expect(suggestedPrompts(directory, viewer).map((prompt) => prompt.message)).toEqual([
       'Question 0?',
       'Question 1?',
       'Question 2?',
       'Question 3?',
     ]);
-    expect(suggestedPrompts(undefined)).toEqual([]);
+    expect(asked).toEqual([viewer]);
+    expect(suggestedPrompts(undefined, viewer)).toEqual([]);
   });
 });
 
