@@ -27,6 +27,8 @@ export function slackAdapter(
     minIntervalMs?: number;
     /** Least time between two calls to one streamed message. */
     streamIntervalMs?: number;
+    /** How long a user group's members are cached. */
+    usergroupTtlMs?: number;
   } = {},
 ): SlackAdapter {
   return new SlackAdapter({
@@ -43,6 +45,7 @@ export function slackAdapter(
     ...(usergroups?.length ? { usergroups } : {}),
     ...(pacing.minIntervalMs !== undefined ? { minIntervalMs: pacing.minIntervalMs } : {}),
     ...(pacing.streamIntervalMs !== undefined ? { streamIntervalMs: pacing.streamIntervalMs } : {}),
+    ...(pacing.usergroupTtlMs !== undefined ? { usergroupTtlMs: pacing.usergroupTtlMs } : {}),
     logger: logger.child({ component: 'slack' }),
   });
 }

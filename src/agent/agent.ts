@@ -15,6 +15,7 @@ import { answerText, type Conversation, type PendingQuestion } from './conversat
 import { finishTurn, type TurnOutcome } from './finish-turn.js';
 import { rankPlaybooksFor } from './playbook-ranking.js';
 import { formatPlaybookForPrompt, type Playbook } from './playbooks.js';
+import { readablePlaybooks } from './readable-playbooks.js';
 import { runToolLoop } from './run-tool-loop.js';
 import { summariseSchema } from './schema-summary.js';
 import type { AgentSettings } from './settings.js';
@@ -251,7 +252,7 @@ export class Agent {
       }
       multiStep = decision.multi_step ?? false;
     }
-    const { playbook, notice } = await this.followPlaybook(text, conversation, request.signal);
+    const { playbook, notice } = await this.followPlaybook(text, conversation, request);
     if (settings.decompose === 'on' || (settings.decompose === 'auto' && multiStep)) {
       plan = await this.plan(text, schema, playbook, settings, request.signal);
       await request.log({ kind: 'post', post: 'text', text: `Plan:\n${plan}` });
@@ -266,12 +267,16 @@ export class Agent {
   private async followPlaybook(
     text: string,
     conversation: Conversation,
-    signal: AbortSignal,
+    request: TurnRequest,
   ): Promise<{ playbook: string; notice?: string }> {
     const { embed } = this.options.llm;
-    const [followed] = await rankPlaybooksFor(this.options.playbooks ?? [], text, {
+    const all = this.options.playbooks ?? [];
+    const candidates = request.databases
+      ? await readablePlaybooks(all, this.options.databases, request.databases)
+      : all;
+    const [followed] = await rankPlaybooksFor(candidates, text, {
       ...(embed ? { embed } : {}),
-      signal,
+      signal: request.signal,
       logger: this.options.logger,
     });
     if (!followed) {

@@ -41,9 +41,9 @@ export class AccessPolicy implements AccessControl {
   ): MessageAccess {
     const access = this.resolve(principalOf(inbound, this.consoleUser));
     const missing = missingGrants(used, access);
-    if (missing.length > 0) return { refusal: startYourOwnThreadText(missing) };
+    if (missing.length > 0) return { refusal: startYourOwnThreadText(missing), missing };
     if (access.databases.size === 0 && Object.keys(used ?? {}).length === 0) {
-      return { refusal: nothingGrantedText(access) };
+      return { refusal: nothingGrantedText(access), missing: [] };
     }
     const widened: UsedGrants = structuredClone(used ?? {});
     const onRead = async (reads: TableRead[]) => {

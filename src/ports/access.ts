@@ -21,8 +21,11 @@ export type UsedGrants = Record<string, Record<string, ColumnAccess>>;
 export type MessageAccess =
   /** The databases the sender may read here, each enforcing the policy and telling `onUsed` what the thread has now read. */
   | { databases: Database[] }
-  /** The sender may not work in this thread (it read what they may not, or nothing is granted here): why. */
-  | { refusal: string };
+  /**
+   * The sender may not work in this thread: why, for the thread, and what it has read that they may not (empty
+   * when nothing at all is granted to them here).
+   */
+  | { refusal: string; missing: string[] };
 
 export interface AccessControl {
   forMessage(

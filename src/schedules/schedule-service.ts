@@ -119,13 +119,21 @@ export class ScheduleService {
     if (!access) return { user, place };
     const used = await store.get<UsedGrants>(grantsKey(schedule.name));
     const granted = access.forMessage({ threadKey: `${schedule.channel}:schedule`, user, place }, used, async () => {});
-    if ('refusal' in granted) return { user, place, refusal: granted.refusal };
-    if (schedule.database && !granted.databases.some((database) => database.name === schedule.database)) {
+    if ('refusal' in granted && granted.missing.length > 0) {
+      const why = `the access policy no longer lets its owner read ${granted.missing.join(', ')}, which its runs read.`;
+      return { user, place, refusal: why };
+    }
+    // An owner granted nothing here is not granted the schedule's database either: the note names it.
+    const databases = 'refusal' in granted ? [] : granted.databases;
+    if (schedule.database && !databases.some((database) => database.name === schedule.database)) {
       return {
         user,
         place,
         refusal: `the access policy does not grant its owner the database ${schedule.database} here.`,
       };
+    }
+    if ('refusal' in granted) {
+      return { user, place, refusal: 'the access policy grants its owner no data where the schedule posts.' };
     }
     return { user, place };
   }

@@ -16,7 +16,7 @@ import { createLogger } from '../../src/logger.js';
 import { type ChatService, serveChat } from '../../src/serve-chat.js';
 import { cleanUp } from './clean-up.js';
 import { type DiscordStandIn, startDiscordStandIn } from './discord/discord-stand-in.js';
-import { createTestEnvironment } from './test-environment.js';
+import { createTestEnvironment, type TestEnvironment } from './test-environment.js';
 
 /** Members of this role may decide in any thread. */
 export const REVIEWER_ROLE = '1300000000000000900';
@@ -31,9 +31,14 @@ export interface DiscordTallyFixture {
   close(): Promise<void>;
 }
 
+/** Extra environment for tally, or a function of the test environment that gives it (e.g. to write a file in its home). */
+export type FixtureEnv =
+  | Record<string, string>
+  | ((environment: TestEnvironment) => Record<string, string> | Promise<Record<string, string>>);
+
 export async function startDiscordTallyFixture(
   script: ScriptStep[],
-  env: Record<string, string> = {},
+  env: FixtureEnv = {},
 ): Promise<DiscordTallyFixture> {
   const environment = await createTestEnvironment('discord');
   const server = await startScriptedModelServer({ script });
@@ -52,7 +57,7 @@ export async function startDiscordTallyFixture(
       DISCORD_GUILD_ID: discord.ids.guildId,
       DISCORD_REVIEWER_ROLES: REVIEWER_ROLE,
       DISCORD_ALLOWED_CHANNELS: ALLOWED_CHANNEL,
-      ...env,
+      ...(typeof env === 'function' ? await env(environment) : env),
     });
     const logger = createLogger({ level: config.logLevel });
     const settings = config.discord;

@@ -25,6 +25,8 @@ export interface ScheduledServiceOptions {
   clock: FakeClock;
   /** More environment, e.g. REDIS_URL and a TALLY_INSTANCE per replica. */
   env?: Record<string, string>;
+  /** How long the Slack adapter caches a user group's members; default the adapter's (5 minutes). */
+  usergroupTtlMs?: number;
 }
 
 /** Writes `schedules` as the YAML file `name` in the folder and returns its path. */
@@ -68,7 +70,11 @@ export async function serveScheduledSlack(
     config,
     logger,
     llm: createLlmClient(config.llm, logger),
-    createAdapter: (context) => slackAdapter(settings, logger, context, { minIntervalMs: 0 }),
+    createAdapter: (context) =>
+      slackAdapter(settings, logger, context, {
+        minIntervalMs: 0,
+        ...(options.usergroupTtlMs === undefined ? {} : { usergroupTtlMs: options.usergroupTtlMs }),
+      }),
     platform: 'slack',
     clock: options.clock,
   });

@@ -17,7 +17,7 @@ import { createLogger } from '../../src/logger.js';
 import { type ChatService, serveChat } from '../../src/serve-chat.js';
 import { cleanUp } from './clean-up.js';
 import { type SlackStandIn, startSlackStandIn } from './slack/slack-stand-in.js';
-import { createTestEnvironment } from './test-environment.js';
+import { createTestEnvironment, type TestEnvironment } from './test-environment.js';
 
 export const ALLOWED_CHANNEL = 'C1ANALYTICS';
 export const OTHER_CHANNEL = 'C2RANDOM';
@@ -34,6 +34,12 @@ export interface SlackTallyFixture {
 export interface SlackTallyFixtureOptions {
   /** Least time between two calls to one streamed message; default the adapter's (400 ms). */
   streamIntervalMs?: number;
+  /** How long a user group's members are cached; default the adapter's (5 minutes). */
+  usergroupTtlMs?: number;
+  /** Channels besides the two the fixture always has. */
+  channels?: Array<{ id: string; name: string }>;
+  /** Runs after the test database is made and before tally starts (e.g. to add tables); returns more env. */
+  prepare?: (environment: TestEnvironment) => Promise<Record<string, string>>;
 }
 
 export async function startSlackTallyFixture(
@@ -47,9 +53,11 @@ export async function startSlackTallyFixture(
     channels: [
       { id: ALLOWED_CHANNEL, name: 'analytics' },
       { id: OTHER_CHANNEL, name: 'random' },
+      ...(options.channels ?? []),
     ],
   });
   try {
+    const prepared = (await options.prepare?.(environment)) ?? {};
     const config = loadConfig({
       ...environment.env(server.url),
       SLACK_BOT_TOKEN: slack.botToken,
@@ -57,6 +65,7 @@ export async function startSlackTallyFixture(
       SLACK_API_URL: slack.apiUrl,
       SLACK_ALLOWED_CHANNELS: ALLOWED_CHANNEL,
       ...env,
+      ...prepared,
     });
     const logger = createLogger({ level: config.logLevel });
     const settings = config.slack;
@@ -65,7 +74,12 @@ export async function startSlackTallyFixture(
       config,
       logger,
       llm: createLlmClient(config.llm, logger),
-      createAdapter: (context) => slackAdapter(settings, logger, context, { minIntervalMs: 0, ...options }),
+      createAdapter: (context) =>
+        slackAdapter(settings, logger, context, {
+          minIntervalMs: 0,
+          ...(options.streamIntervalMs === undefined ? {} : { streamIntervalMs: options.streamIntervalMs }),
+          ...(options.usergroupTtlMs === undefined ? {} : { usergroupTtlMs: options.usergroupTtlMs }),
+        }),
     });
     await slack.connected();
     return {
