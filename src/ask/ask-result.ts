@@ -4,6 +4,7 @@
  * status, the files written, and what the run used (tool calls, tokens, time).
  */
 import { OUT_OF_SCOPE_TEXT } from '../agent/agent.js';
+import { NOT_GRANTED_TEXT } from '../ports/access.js';
 import type { Post } from '../ports/chat.js';
 import type { SectionStatus } from '../report/report.js';
 import type { DriveResult, Waiting } from '../sessions/drive-thread.js';
@@ -11,10 +12,18 @@ import type { DriveResult, Waiting } from '../sessions/drive-thread.js';
 /**
  * `answered`; `review_stopped`: `--review stop` left the first draft undecided; `needs_answer`: a
  * clarifying question no one can answer here; `approval_needed`: a cell held without `--approve`;
- * `out_of_scope`: the data cannot answer it; `failed`: the agent gave up, hit a limit, or the model
- * or another part failed.
+ * `out_of_scope`: the data cannot answer it; `not_granted`: the access policy grants the console user
+ * (TALLY_CONSOLE_USER) nothing to answer it with; `failed`: the agent gave up, hit a limit, or the model or
+ * another part failed.
  */
-export type AskOutcome = 'answered' | 'review_stopped' | 'needs_answer' | 'approval_needed' | 'out_of_scope' | 'failed';
+export type AskOutcome =
+  | 'answered'
+  | 'review_stopped'
+  | 'needs_answer'
+  | 'approval_needed'
+  | 'out_of_scope'
+  | 'not_granted'
+  | 'failed';
 
 /** The process's exit code per outcome (the README's *One-shot use* lists them). */
 export const EXIT_CODES: Record<AskOutcome, number> = {
@@ -23,6 +32,7 @@ export const EXIT_CODES: Record<AskOutcome, number> = {
   failed: 1,
   needs_answer: 2,
   approval_needed: 2,
+  not_granted: 2,
   out_of_scope: 3,
 };
 
@@ -73,6 +83,7 @@ export function outcomeOf(
   const last = lastPosts.findLast((post) => post.kind === 'text' || post.kind === 'error');
   if (last?.kind === 'error') return { outcome: 'failed', message: last.text };
   if (last?.kind !== 'text') return { outcome: 'failed', message: 'The thread ended without an answer.' };
+  if (last.markdown.startsWith(NOT_GRANTED_TEXT)) return { outcome: 'not_granted', message: last.markdown };
   if (last.markdown.startsWith(OUT_OF_SCOPE_TEXT)) {
     return { outcome: 'out_of_scope', message: last.markdown.split('\n\n')[0] ?? last.markdown };
   }

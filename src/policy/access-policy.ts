@@ -6,7 +6,13 @@
 
 import type { AccessSettings } from '../config.js';
 import { ConfigError } from '../errors.js';
-import type { AccessControl, MessageAccess, TableRead, UsedGrants } from '../ports/access.js';
+import {
+  type AccessControl,
+  type MessageAccess,
+  NOT_GRANTED_TEXT,
+  type TableRead,
+  type UsedGrants,
+} from '../ports/access.js';
 import type { Inbound, Viewer } from '../ports/chat.js';
 import type { Database } from '../ports/database.js';
 import { type Access, type Principal, resolveAccess } from './access.js';
@@ -113,11 +119,11 @@ function viewerPrincipal(viewer: Viewer, consoleUser: string): Principal {
 export function nothingGrantedText(access: Access): string {
   const hidden = [...access.hidden.values()];
   return hidden.length > 0
-    ? `Nothing you may read can be shown here: ${hidden.join('; ')}. Ask in one of those channels, or in a direct message.`
-    : 'The access policy grants you no data here, so I cannot look anything up for you. Ask the people who run tally for access.';
+    ? `${NOT_GRANTED_TEXT}: nothing you may read can be shown here (${hidden.join('; ')}). Ask in one of those channels, or in a direct message.`
+    : `${NOT_GRANTED_TEXT}: it grants you no data here, so I cannot look anything up for you. Ask the people who run tally for access.`;
 }
 
 /** What a person lacking the thread's grants is told; nothing runs. */
 export function startYourOwnThreadText(missing: readonly string[]): string {
-  return `This thread has read data that the access policy does not let you read (${missing.join(', ')}), so I will not work on it for you. Start your own thread and ask there.`;
+  return `${NOT_GRANTED_TEXT}: this thread has read data you may not read (${missing.join(', ')}), so I will not work on it for you. Start your own thread and ask there.`;
 }

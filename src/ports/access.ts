@@ -5,6 +5,9 @@
 import type { Inbound, Viewer } from './chat.js';
 import type { Database } from './database.js';
 
+/** How every refusal of the access policy to a person begins (so `tally ask` can tell it from an answer). */
+export const NOT_GRANTED_TEXT = 'Not granted by the access policy';
+
 /** How a column reaches a person: as it is, pseudonymised, always NULL, or not at all. */
 export type ColumnAccess = 'raw' | 'hash' | 'redact' | 'denied';
 

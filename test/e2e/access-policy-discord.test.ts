@@ -133,7 +133,7 @@ describe('the access policy on Discord', () => {
     const before = fixture.server.chatRequests.length;
     await fixture.discord.message({ user: BOB, channel: annThread, content: 'and by payment method?' });
     const refusal = await saidIn(annThread, 'Start your own thread and ask there.');
-    expect(refusal).toContain(`does not let you read (${database}.user_payments)`);
+    expect(refusal).toContain(`this thread has read data you may not read (${database}.user_payments)`);
     expect(fixture.server.chatRequests).toHaveLength(before);
   });
 
@@ -152,7 +152,7 @@ describe('the access policy on Discord', () => {
   it('tells someone granted nothing so, without asking the model', async () => {
     const before = fixture.server.chatRequests.length;
     const thread = await analyze(CAROL, 'how many customers churned?');
-    await saidIn(thread, 'The access policy grants you no data here');
+    await saidIn(thread, 'Not granted by the access policy: it grants you no data here');
     expect(fixture.server.chatRequests).toHaveLength(before);
   });
 

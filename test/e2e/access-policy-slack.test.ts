@@ -255,9 +255,9 @@ describe('the access policy on Slack', () => {
       fixture.slack
         .messages(channel)
         .filter((message) => message.user === fixture.slack.ids.botUserId)
-        .find((message) => message.text.includes('grants you no data')),
+        .find((message) => message.text.includes('it grants you no data')),
     );
-    expect(refusal.text).toContain('The access policy grants you no data here');
+    expect(refusal.text).toContain('Not granted by the access policy: it grants you no data here');
     expect(fixture.server.chatRequests.length).toBe(requestsBefore);
   });
 

@@ -1,0 +1,254 @@
+/**
+ * The access policy from the command line, as an operator meets it: `tally slack` refusing a bad policy file with
+ * every problem at once (exit 2), a policy that pseudonymises without its secret, `tally policy explain` for three
+ * people against a real MariaDB, and `tally ask` for a console user the policy grants nothing.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../support/mariadb.js';
+import { addCrmTables, createFinanceDatabase } from '../support/policy-databases.js';
+import { startSlackStandIn } from '../support/slack/slack-stand-in.js';
+import { startTallyProcess } from '../support/tally-process.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const run = promisify(execFile);
+
+let home: string;
+let crm: TestDatabase;
+let finance: TestDatabase;
+
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function tally(args: string[], env: Record<string, string>): Promise<Ran> {
+  return run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main.ts', ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TALLY_HOME: home, LOG_LEVEL: 'silent', ...env },
+    timeout: 120_000,
+  }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (error: { code?: number; stdout?: string; stderr?: string }) => ({
+      code: error.code ?? -1,
+      stdout: error.stdout ?? '',
+      stderr: error.stderr ?? '',
+    }),
+  );
+}
+
+async function policyFile(name: string, text: string): Promise<string> {
+  const path = join(home, name);
+  await writeFile(path, text);
+  return path;
+}
+
+beforeAll(async () => {
+  home = await mkdtemp(join(tmpdir(), 'tally-policy-cli-'));
+  crm = await createTestDatabase('tally_policy_cli');
+  await addCrmTables(crm.name);
+  finance = await createFinanceDatabase();
+}, 60_000);
+
+afterAll(async () => {
+  await crm?.drop();
+  await finance?.drop();
+  await rm(home, { recursive: true, force: true });
+});
+
+const SLACK = {
+  SLACK_BOT_TOKEN: 'xoxb-unused',
+  SLACK_APP_TOKEN: 'xapp-unused',
+  LLM_BASE_URL: 'http://127.0.0.1:9/v1',
+};
+
+describe('the access policy at start-up', () => {
+  it('stops tally slack with exit code 2, naming every bad entry and field of the policy file at once', async () => {
+    const path = await policyFile(
+      'bad.yaml',
+      `
+principals:
+  analysts: { slack_users: [U1], slack_user: [U2] }
+  "bad name": { slack_users: [U3] }
+  nobody: {}
+databases:
+  telco:
+    sensitive: { email: hash, customers.phone: scramble }
+    show_in: [ghosts]
+  warehouse: {}
+grants:
+  - { to: [analysts, finance_team], database: telco, tables: ["*"], columns: [email] }
+  - { database: payroll, tables: [salaries] }
+`,
+    );
+    const result = await tally(['slack'], { ...SLACK, TALLY_POLICY: path });
+    expect(result.code).toBe(2);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines[0]).toBe(`tally: The access policy ${path} (TALLY_POLICY) is invalid; fix these entries:`);
+    const problems = lines.slice(1).map((line) => line.trim().replace(/: .*/, ''));
+    expect(problems.sort()).toEqual(
+      [
+        'principals.analysts',
+        'principals.bad name',
+        'principals.nobody',
+        'databases.telco, sensitive.email',
+        'databases.telco, sensitive.customers.phone',
+        'databases.telco, show_in.0',
+        'databases.warehouse',
+        'grants[0], to.1',
+        'grants[0], columns.0',
+        'grants[1], to',
+        'grants[1], database',
+      ].sort(),
+    );
+    expect(result.stderr).toContain("no database 'payroll' is configured (configured databases: telco)");
+  }, 120_000);
+
+  it('stops when the policy pseudonymises columns and TALLY_PSEUDONYM_KEY is not set', async () => {
+    const path = await policyFile(
+      'hash.yaml',
+      `
+principals: { analysts: { slack_users: [U1] } }
+databases: { telco: { sensitive: { "*.customerID": hash } } }
+grants: [{ to: [analysts], database: telco, tables: ["*"] }]
+`,
+    );
+    const result = await tally(['slack'], { ...SLACK, TALLY_POLICY: path });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('TALLY_PSEUDONYM_KEY');
+    expect(result.stderr).toContain('the same on every replica');
+  }, 120_000);
+});
+
+describe('tally slack without a policy', () => {
+  it('says once, at start-up, that every user reads every table', async () => {
+    const slack = await startSlackStandIn({ channels: [{ id: 'C1ANALYTICS', name: 'analytics' }] });
+    const child = startTallyProcess(['slack'], {
+      TALLY_HOME: home,
+      TALLY_INSTANCE: `policy-cli-${process.pid}`,
+      DATABASE_URL: crm.url,
+      TALLY_REQUIRE_READONLY: 'false',
+      TALLY_SANDBOX_POOL_SIZE: '0',
+      TALLY_HTTP_PORT: '0',
+      SLACK_BOT_TOKEN: slack.botToken,
+      SLACK_APP_TOKEN: slack.appToken,
+      SLACK_API_URL: slack.apiUrl,
+      LLM_BASE_URL: 'http://127.0.0.1:9/v1',
+      LOG_LEVEL: 'info',
+    });
+    try {
+      await slack.waitFor(() => child.output().includes('tally is connected'), 90_000);
+      const warnings = child
+        .output()
+        .match(/no access policy \(TALLY_POLICY\): every user who can reach tally reads every table/g);
+      expect(warnings).toHaveLength(1);
+    } finally {
+      child.kill('SIGTERM');
+      await child.exited;
+      await slack.close();
+    }
+  }, 120_000);
+});
+
+describe('tally policy explain', () => {
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    const path = await policyFile(
+      'team.yaml',
+      `
+principals:
+  analysts: { slack_usergroups: [S1ANALYSTS] }
+  churn-readers: { slack_users: [U2BOB] }
+  finance-team: { slack_users: [U4FINN] }
+  finance-room: { slack_channels: [C3FINANCE] }
+databases:
+  ${crm.name}:
+    sensitive: { customers.email: hash, tickets.email: hash, customers.phone: redact }
+  finance:
+    show_in: [finance-room]
+grants:
+  - { to: [analysts], database: ${crm.name}, tables: ["*"], columns: ["customers.*", "tickets.id", "tickets.email"] }
+  - { to: [churn-readers], database: ${crm.name}, tables: [tickets] }
+  - { to: [finance-team], database: finance, tables: ["*"] }
+`,
+    );
+    env = { DATABASE_URL: crm.url, DATABASE_URL_FINANCE: finance.url, TALLY_POLICY: path };
+  });
+
+  it('shows an analyst every column of her grant, the masked ones with their rule, and what is not granted', async () => {
+    const result = await tally(
+      ['policy', 'explain', '--user', 'U1ANN', '--groups', 'S1ANALYSTS', '--channel', 'C1ANALYTICS'],
+      env,
+    );
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines).toContain('slack user U1ANN, groups S1ANALYSTS, in channel C1ANALYTICS');
+    expect(lines).toContain('in principal sets: analysts (slack_usergroups S1ANALYSTS)');
+    expect(lines).toContain(`database ${crm.name}: may read, by grants[0] via analysts (slack_usergroups S1ANALYSTS)`);
+    expect(lines).toContain(
+      `  customers: id, name, email [pseudonymised: databases.${crm.name}.sensitive 'customers.email'], phone [redacted (always NULL): databases.${crm.name}.sensitive 'customers.phone'], segment, tenure`,
+    );
+    expect(lines).toContain(`  tickets: id, email [pseudonymised: databases.${crm.name}.sensitive 'tickets.email']`);
+    expect(lines).toContain('    not granted: topic (grants[0].columns)');
+    expect(lines).toContain('database finance: not granted (no grant names a set this person or place is in)');
+  }, 120_000);
+
+  it('shows a person granted one table that the others are not granted', async () => {
+    const result = await tally(['policy', 'explain', '--user', 'U2BOB', '--channel', 'C1ANALYTICS'], env);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines).toContain(`database ${crm.name}: may read, by grants[1] via churn-readers (slack_users U2BOB)`);
+    expect(lines).toContain(
+      `  tickets: id, email [pseudonymised: databases.${crm.name}.sensitive 'tickets.email'], topic`,
+    );
+    expect(lines).toContain('  tables not granted: customers');
+  }, 120_000);
+
+  it('shows finance as granted but not shown outside its channel, and readable in it', async () => {
+    const outside = await tally(['policy', 'explain', '--user', 'U4FINN', '--channel', 'C1ANALYTICS'], env);
+    expect(outside.stdout).toContain(
+      "database finance: granted, but not shown here: finance's results may be shown only in the channels of finance-room (databases.finance.show_in) and in direct messages",
+    );
+    const inside = await tally(['policy', 'explain', '--user', 'U4FINN', '--channel', 'C3FINANCE'], env);
+    expect(inside.stdout.split('\n')).toContain('  salaries: name, title, salary');
+    const dm = await tally(['policy', 'explain', '--user', 'U4FINN', '--dm'], env);
+    expect(dm.stdout.split('\n')).toContain('  salaries: name, title, salary');
+  }, 120_000);
+
+  it('refuses unknown flags with the usage and exit code 2', async () => {
+    const result = await tally(['policy', 'explain', '--person', 'U1'], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('unknown flag --person');
+    expect(result.stderr).toContain('usage: tally policy explain --user ID');
+  }, 60_000);
+});
+
+describe('tally ask under the access policy', () => {
+  it('ends with not_granted and exit code 2 for a console user granted nothing, asking no model', async () => {
+    const path = await policyFile(
+      'console.yaml',
+      `
+principals: { analysts: { console_users: [analyst] } }
+grants: [{ to: [analysts], database: ${crm.name}, tables: ["*"] }]
+`,
+    );
+    const result = await tally(['ask', 'How many customers are there?', '--json'], {
+      DATABASE_URL: crm.url,
+      TALLY_POLICY: path,
+      TALLY_CONSOLE_USER: 'visitor',
+      // Nothing listens here: a model request would fail the run instead.
+      LLM_BASE_URL: 'http://127.0.0.1:9/v1',
+      TALLY_REQUIRE_READONLY: 'false',
+    });
+    expect(result.code).toBe(2);
+    const json = JSON.parse(result.stdout) as { outcome: string; message: string; modelCalls: number };
+    expect(json).toMatchObject({ outcome: 'not_granted', modelCalls: 0 });
+    expect(json.message).toContain('Not granted by the access policy: it grants you no data here');
+  }, 120_000);
+});
