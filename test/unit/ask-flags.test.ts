@@ -95,6 +95,7 @@ describe('outcomeOf', () => {
       failed: 1,
       needs_answer: 2,
       approval_needed: 2,
+      not_granted: 2,
       out_of_scope: 3,
     });
   });
