@@ -79,7 +79,8 @@ export async function loadScheduleFile(path: string, context: ScheduleContext): 
 
 /** The schedules in `text` (YAML, or JSON, which YAML reads too); throws ScheduleFileError. */
 export function parseScheduleFile(text: string, path: string, context: ScheduleContext): Schedule[] {
-  const document = parseDocument(text, { prettyErrors: true });
+  // Integers as BigInt: a bare 18-digit id keeps its digits for the message that asks to quote it.
+  const document = parseDocument(text, { prettyErrors: true, intAsBigInt: true });
   const syntax = document.errors[0];
   if (syntax) {
     const message = `not YAML or JSON: ${syntax.message.split('\n')[0]?.replace(/:$/, '')}`;
@@ -99,6 +100,10 @@ export function parseScheduleFile(text: string, path: string, context: ScheduleC
     const parsed = entrySchema.safeParse(raw);
     if (!parsed.success) {
       for (const issue of parsed.error.issues) issues.push(describeIssue(label, raw, issue));
+      // The fields that are of the right type are checked too, so one round of edits fixes the entry.
+      const bad = new Set(parsed.error.issues.map((issue) => String(issue.path[0] ?? '')));
+      const partial = validFields(raw, bad);
+      issues.push(...checkEntry(partial, context, bad).map((problem) => ({ entry: label, ...problem })));
       return;
     }
     const problems = checkEntry(parsed.data, context);
@@ -125,18 +130,47 @@ function describeIssue(entry: string, raw: unknown, issue: z.core.$ZodIssue): Sc
   }
   const field = String(issue.path[0] ?? '');
   if (field === '') return { entry, field, message: 'each schedule is a mapping of fields (name: …, cron: …)' };
-  const missing = isRecord(raw) && raw[field] === undefined;
-  return { entry, field, message: missing ? 'missing' : issue.message };
+  const value = isRecord(raw) ? raw[field] : undefined;
+  if (value === undefined) return { entry, field, message: 'missing' };
+  if (typeof value === 'number' || typeof value === 'bigint') {
+    return { entry, field, message: `write it in quotes ("${String(value)}"): YAML reads a bare number, which may lose digits` };
+  }
+  return { entry, field, message: issue.message };
 }
 
-/** What zod cannot see alone: cron and zone, request or playbook, known names, the owner's form. */
-function checkEntry(entry: Entry, context: ScheduleContext): Array<{ field: string; message: string }> {
+/** The fields of a raw entry that zod accepted, for the checks that need only them. */
+function validFields(raw: unknown, bad: ReadonlySet<string>): Partial<Entry> {
+  if (!isRecord(raw)) return {};
+  const fields = entrySchema.shape;
+  const valid: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(fields)) {
+    if (bad.has(name)) continue;
+    const parsed = schema.safeParse(raw[name]);
+    if (parsed.success && parsed.data !== undefined) valid[name] = parsed.data;
+  }
+  return valid as Partial<Entry>;
+}
+
+/**
+ * What zod cannot see alone: cron and zone, request or playbook, known names, the owner's form. `entry` may lack
+ * the fields that were of the wrong type (already reported); the checks that need them are skipped.
+ */
+function checkEntry(
+  entry: Partial<Entry>,
+  context: ScheduleContext,
+  skipped: ReadonlySet<string> = new Set(),
+): Array<{ field: string; message: string }> {
   const problems: Array<{ field: string; message: string }> = [];
-  const zone = timezoneProblem(entry.timezone);
+  const zone = entry.timezone === undefined ? undefined : timezoneProblem(entry.timezone);
   if (zone) problems.push({ field: 'timezone', message: zone });
-  const cron = zone ? undefined : cronProblem(entry);
+  // A bad zone does not hide a bad expression: the expression is then read in UTC.
+  const cron =
+    entry.cron === undefined
+      ? undefined
+      : cronProblem({ cron: entry.cron, timezone: zone || entry.timezone === undefined ? 'UTC' : entry.timezone });
   if (cron) problems.push({ field: 'cron', message: cron });
-  if ((entry.request === undefined) === (entry.playbook === undefined)) {
+  const requestChecked = !skipped.has('request') && !skipped.has('playbook');
+  if (requestChecked && (entry.request === undefined) === (entry.playbook === undefined)) {
     problems.push({ field: 'request', message: 'give either request (what to analyse) or playbook, not both' });
   }
   if (entry.playbook !== undefined && !findPlaybook(entry.playbook, context)) {
@@ -147,10 +181,11 @@ function checkEntry(entry: Entry, context: ScheduleContext): Array<{ field: stri
     const known = context.databases.join(', ');
     problems.push({ field: 'database', message: `no database '${entry.database}' is configured (known: ${known})` });
   }
+  if (entry.channel === undefined) return problems;
   const channel = context.channelProblem?.(entry.channel);
   if (channel) problems.push({ field: 'channel', message: channel });
   const platform = platformOf(entry.channel);
-  if (!OWNER[platform].test(entry.owner)) {
+  if (entry.owner !== undefined && !OWNER[platform].test(entry.owner)) {
     const example = platform === 'slack' ? 'U0123ABCD' : '123456789012345678';
     problems.push({ field: 'owner', message: `not a ${platform} user id (e.g. ${example})` });
   }

@@ -141,8 +141,30 @@ schedules:
       'entry 3 / name: missing',
       expect.stringMatching(/^entry 3 \/ channel: use slack:<team id>:<channel id>/),
       expect.stringMatching(/^'both' \/ reveiw: unknown field/),
+      // An entry with a field of the wrong kind still has its other fields checked, all in one round.
+      "'both' / request: give either request (what to analyse) or playbook, not both",
+      "'both' / database: no database 'warehouse' is configured (known: telco_db, sales)",
+      "'both' / owner: not a discord user id (e.g. 123456789012345678)",
       expect.stringMatching(/^'nothing-asked' \/ review: use review/),
+      "'nothing-asked' / cron: '0 0 30 2 *' is never due",
+      expect.stringMatching(/^'nothing-asked' \/ playbook: no playbook 'retention.md'/),
+      "'nothing-asked' / owner: not a slack user id (e.g. U0123ABCD)",
       expect.stringMatching(/^'weekly-churn' \/ name: another entry has this name/),
+    ]);
+  });
+
+  it('asks to quote a bare numeric id, with every digit, and still checks the rest of the entry', () => {
+    const issues = issuesOf(`
+- name: discord-weekly
+  cron: "0 9 * *"
+  timezone: UTC
+  request: hi
+  channel: discord:123456789012345678:123456789012345679
+  owner: 123456789012345678
+`);
+    expect(issues).toEqual([
+      "'discord-weekly' / owner: write it in quotes (\"123456789012345678\"): YAML reads a bare number, which may lose digits",
+      "'discord-weekly' / cron: '0 9 * *' needs exactly five fields: minute hour day-of-month month day-of-week",
     ]);
   });
 
