@@ -51,6 +51,8 @@ export interface DatabaseSettings {
   url: string;
   /** The demo database tally builds itself in TALLY_HOME when no DATABASE_URL is set. */
   embedded?: boolean;
+  /** Where it was given when not an environment variable (`--db` of `tally ask`), for messages. */
+  givenBy?: string;
   /**
    * MySQL: schemas besides the URL's database that statements may read (DATABASE_SCHEMAS_<NAME>,
    * e.g. DATABASE_SCHEMAS_TELCO_DB=telco_archive).

@@ -53,6 +53,8 @@ export async function askCommand(words: string[], options: AskCommandOptions): P
   let config: Config;
   try {
     config = loadConfig(options.env, flags.db ? { DATABASE_URL: flags.db } : {});
+    const [first, ...rest] = config.databases;
+    if (flags.db && first) config = { ...config, databases: [{ ...first, givenBy: '--db' }, ...rest] };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     return fail(error.issues.map((issue) => describeIssue(issue, flags)).join('; '));

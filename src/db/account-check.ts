@@ -44,6 +44,7 @@ export async function checkAccount(settings: DatabaseSettings, variable: string)
 
 /** `DATABASE_URL` for the first (main) database, `DATABASE_URL_<NAME>` for the others. */
 export function databaseVariable(index: number, settings: DatabaseSettings): string {
+  if (settings.givenBy) return settings.givenBy;
   return index === 0 ? 'DATABASE_URL' : `DATABASE_URL_${settings.name.toUpperCase()}`;
 }
 
