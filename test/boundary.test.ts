@@ -7,7 +7,13 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..');
-const COMPOSITION_ROOTS = new Set(['src/main.ts', 'src/create-tally.ts', 'src/serve-chat.ts', 'src/chat-adapters.ts']);
+const COMPOSITION_ROOTS = new Set([
+  'src/main.ts',
+  'src/console-command.ts',
+  'src/create-tally.ts',
+  'src/serve-chat.ts',
+  'src/chat-adapters.ts',
+]);
 
 function sources(folder: string): string[] {
   const found: string[] = [];
@@ -22,10 +28,22 @@ function sources(folder: string): string[] {
   return found;
 }
 
+/**
+ * Every module a file imports: `import … from`, `export … from`, side-effect imports (`import './x.js'`)
+ * and dynamic `import('…')` with a literal specifier.
+ */
 function imports(file: string): string[] {
-  const text = readFileSync(join(ROOT, file), 'utf8');
-  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]/g)].map(
-    (match) => match[1] ?? '',
+  return importsIn(readFileSync(join(ROOT, file), 'utf8'));
+}
+
+function importsIn(text: string): string[] {
+  const patterns = [
+    /(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]/g,
+    /(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*\(\s*(?:'([^']+)'|"([^"]+)"|`([^`$]+)`)\s*[,)]/g,
+  ];
+  return patterns.flatMap((pattern) =>
+    [...text.matchAll(pattern)].map((match) => match[1] ?? match[2] ?? match[3] ?? ''),
   );
 }
 
@@ -51,6 +69,33 @@ const SDK_HOMES: Record<string, RegExp> = {
 const product = [...sources('src'), ...sources('sandbox'), ...sources('adapters'), ...sources('telco_data')];
 
 describe('import boundaries', () => {
+  it('reads every kind of import: static, type-only, re-exports, side effects and dynamic', () => {
+    const text = [
+      "import { a } from './static.js';",
+      "import type { B } from '../type-only.js';",
+      'import {\n  c,\n  d,\n} from "./multi-line.js";',
+      "export * from './re-export.js';",
+      "import './side-effect.js';",
+      'import "../side-effect-double.js";',
+      "const lazy = await import('./dynamic.js');",
+      'const other = await import("../dynamic-double.js");',
+      'const tick = await import(`./dynamic-template.js`);',
+    ].join('\n');
+    expect(importsIn(text).sort()).toEqual(
+      [
+        './static.js',
+        '../type-only.js',
+        './multi-line.js',
+        './re-export.js',
+        './side-effect.js',
+        '../side-effect-double.js',
+        './dynamic.js',
+        '../dynamic-double.js',
+        './dynamic-template.js',
+      ].sort(),
+    );
+  });
+
   it('keeps the core free of adapters and the sandbox implementation', () => {
     const offenders = sources('src')
       .filter((file) => !COMPOSITION_ROOTS.has(file))

@@ -1,13 +1,15 @@
 /**
  * The console as a chat platform: one thread, lines in, posts out. Charts are saved as PNG files
  * and their paths printed. A fenced ``` block may span lines; it is sent when it closes. A turn's
- * progress is a live block on a terminal and plain lines elsewhere (console-progress.ts).
+ * progress is a live block on a terminal and plain lines elsewhere (console-progress.ts). `exit`,
+ * `quit`, `help` and `new` are the console's own (console-commands.ts), taken in turn with the messages.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import type { ChatAdapter, Inbound, MessageRef, Post, ThreadKey } from '../../src/ports/chat.js';
 import { chartsAbove } from '../common/post-text.js';
+import { CONSOLE_HELP, isStop, parseConsoleCommand } from './console-commands.js';
 import { type ConsoleOutput, ConsoleProgress } from './console-progress.js';
 import { renderPost } from './render-post.js';
 
@@ -19,8 +21,13 @@ export interface ConsoleAdapterOptions {
   chartDir: string;
   /** Where files for the thread (report exports) are written. Default: `chartDir`. */
   fileDir?: string;
-  /** Default `console:local:1`. */
+  /** The thread lines go to at first. Default `console:local:1`. */
   threadKey?: ThreadKey;
+  /**
+   * Starts another thread when `new` is typed (chat) and resolves with its key, which the lines
+   * after it go to. Without it, `new` is an ordinary message.
+   */
+  newThread?: () => Promise<ThreadKey>;
   /** Show a prompt before each line (interactive use). Default true. */
   prompt?: boolean;
   /** The clock for progress times. Default `Date.now`. */
@@ -28,33 +35,55 @@ export interface ConsoleAdapterOptions {
 }
 
 export class ConsoleAdapter implements ChatAdapter {
-  readonly threadKey: ThreadKey;
+  private thread: ThreadKey;
   private handler: ((inbound: Inbound) => Promise<void>) | undefined;
   private lines: Interface | undefined;
   private charts = 0;
   private pending: string[] | undefined;
   private closed: Promise<void> = Promise.resolve();
+  /** `exit` was typed, or stop() called: later lines are not read. */
+  private inputEnded = false;
+  /** stop() was called: lines read but not yet handled are dropped. */
+  private stopped = false;
+  /** A line is being handled (a turn may be running). */
+  private taking = false;
   private readonly progress: ConsoleProgress;
 
   constructor(private readonly options: ConsoleAdapterOptions) {
-    this.threadKey = options.threadKey ?? 'console:local:1';
+    this.thread = options.threadKey ?? 'console:local:1';
     this.progress = new ConsoleProgress({ output: options.output, ...(options.now ? { now: options.now } : {}) });
+  }
+
+  /** The thread lines go to now (`new` changes it). */
+  get threadKey(): ThreadKey {
+    return this.thread;
   }
 
   onInbound(handler: (inbound: Inbound) => Promise<void>): void {
     this.handler = handler;
   }
 
-  /** Starts reading lines; `finished` resolves when the input ends and every message is handled. */
+  /**
+   * Starts reading lines; `finished` resolves when the input ends (or `exit` is typed) and every
+   * message read before is handled.
+   */
   async start(): Promise<void> {
     const lines = createInterface({ input: this.options.input, terminal: false });
     this.lines = lines;
     let queue = Promise.resolve();
     this.closed = new Promise((resolve) => {
       lines.on('line', (line) => {
+        if (this.inputEnded) return;
         const text = this.collect(line);
         if (text === undefined) return;
-        queue = queue.then(() => this.deliver(text));
+        if (parseConsoleCommand(text) === 'exit') {
+          this.inputEnded = true;
+          lines.close();
+          return;
+        }
+        // Queued, `stop` would reach the thread only once the turn it is meant to cancel had ended.
+        if (this.taking && isStop(text)) void this.send(text).catch((error: unknown) => this.write(String(error)));
+        else queue = queue.then(() => this.take(text));
       });
       lines.on('close', () => {
         void queue.then(resolve);
@@ -67,7 +96,10 @@ export class ConsoleAdapter implements ChatAdapter {
     return this.closed;
   }
 
+  /** Stops reading; what was read and not yet handled is dropped (a running message goes on). */
   async stop(): Promise<void> {
+    this.stopped = true;
+    this.inputEnded = true;
     this.progress.settle();
     this.lines?.close();
   }
@@ -127,20 +159,49 @@ export class ConsoleAdapter implements ChatAdapter {
     return line.trim() === '' ? undefined : line;
   }
 
+  /** One line or block read: a console command, or a message for the thread. */
+  private async take(text: string): Promise<void> {
+    if (this.stopped) return;
+    this.taking = true;
+    try {
+      await this.takeCommandOrMessage(text);
+    } finally {
+      this.taking = false;
+    }
+  }
+
+  private async takeCommandOrMessage(text: string): Promise<void> {
+    const command = parseConsoleCommand(text);
+    if (command === 'help') this.write(CONSOLE_HELP);
+    else if (command === 'new' && this.options.newThread) {
+      try {
+        this.thread = await this.options.newThread();
+        this.write(`Started a new thread, ${this.thread}.`);
+      } catch (error) {
+        this.write(`Could not start a new thread (${error instanceof Error ? error.message : String(error)}).`);
+      }
+    } else return this.deliver(text);
+    this.showPrompt();
+  }
+
   private async deliver(text: string): Promise<void> {
-    await this.handler?.({
-      threadKey: this.threadKey,
-      user: { id: 'local', name: 'you' },
-      text,
-      receivedAt: Date.now(),
-    });
+    await this.send(text);
     // A turn that ended without saying so (it threw) leaves its block; its timer stops here.
     this.progress.settle();
     this.showPrompt();
   }
 
+  private async send(text: string): Promise<void> {
+    await this.handler?.({
+      threadKey: this.thread,
+      user: { id: 'local', name: 'you' },
+      text,
+      receivedAt: Date.now(),
+    });
+  }
+
   private showPrompt(): void {
-    if (this.options.prompt !== false) this.options.output.write('\nyou> ');
+    if (this.options.prompt !== false && !this.inputEnded) this.options.output.write('\nyou> ');
   }
 
   /** Prints below the progress block, which stays as it is (a new one starts under the text). */

@@ -9,25 +9,17 @@ import { join } from 'node:path';
 import { type Config, loadConfig } from '../config.js';
 import { createTally, type Tally } from '../create-tally.js';
 import { AppError, ConfigError } from '../errors.js';
+import { isConfigurationError } from '../exit-codes.js';
 import { createLlmClient } from '../llm/create-llm-client.js';
 import { measuredLlm } from '../llm/measured-llm-client.js';
 import { createLogger } from '../logger.js';
 import type { ChatAdapter, Post, ThreadKey } from '../ports/chat.js';
 import { NO_METRICS } from '../ports/metrics.js';
+import { watchSignals } from '../watch-signals.js';
 import { type AskFlags, parseAskFlags } from './ask-flags.js';
 import { type AskResult, summaryLines } from './ask-result.js';
 import { runAsk } from './run-ask.js';
 import { filesWrittenSince, snapshotFiles } from './written-files.js';
-
-/** Errors at start-up that are the caller's to fix (flags, environment): exit 2, as bad input. */
-const SET_UP_ERRORS = new Set([
-  'CONFIG_INVALID',
-  'DATABASE_UNAVAILABLE',
-  'DATABASE_ACCOUNT_NOT_READONLY',
-  'LLM_NOT_CONFIGURED',
-  'PROMPT_FILE_INVALID',
-  'SANDBOX_IMAGE_MISSING',
-]);
 
 export interface AskCommandOptions {
   env: NodeJS.ProcessEnv;
@@ -49,7 +41,7 @@ export async function askCommand(words: string[], options: AskCommandOptions): P
     return code;
   };
   const flags = parseAskFlags(words);
-  if (typeof flags === 'string') return fail(`${flags} (tally help lists the flags)`);
+  if (typeof flags === 'string') return fail(`${flags} (tally ask --help lists the flags)`);
   let config: Config;
   try {
     config = loadConfig(options.env, flags.db ? { DATABASE_URL: flags.db } : {});
@@ -79,6 +71,8 @@ export async function askCommand(words: string[], options: AskCommandOptions): P
   });
   const started = performance.now();
   const before = await snapshotFiles([chartDir, fileDir]);
+  // Ctrl-C, a closed terminal or SIGTERM: the turn is cancelled and its kernel disposed before exiting.
+  const signals = watchSignals({ say: (line) => options.stderr.write(`\n${line}\n`) });
   let tally: Tally;
   try {
     tally = await createTally({
@@ -92,13 +86,23 @@ export async function askCommand(words: string[], options: AskCommandOptions): P
       say,
     });
   } catch (error) {
-    if (!(error instanceof AppError && SET_UP_ERRORS.has(error.code))) throw error;
+    signals.dispose();
+    if (!isConfigurationError(error)) throw error;
     const fromFlag = flags.db && error.code === 'DATABASE_UNAVAILABLE' ? `--db ${hidePassword(flags.db)}: ` : '';
     return fail(`${fromFlag}${error.message}`);
   }
   let result: AskResult;
   try {
-    const ran = await runAsk(flags, { tally, threadKey, posts, say });
+    // A signal during start-up ends it here; one while it runs cancels the turn first.
+    if (signals.received) return signals.received.exitCode;
+    const asking = runAsk(flags, { tally, threadKey, posts, say });
+    const ended = await Promise.race([asking.then((ran) => ({ ran })), signals.interrupted]);
+    if (!('ran' in ended)) {
+      await tally.router.cancel();
+      await asking.catch(() => {});
+      return ended.exitCode;
+    }
+    const { ran } = ended;
     result = {
       ...ran,
       files: await filesWrittenSince(before, [chartDir, fileDir]),
@@ -108,6 +112,7 @@ export async function askCommand(words: string[], options: AskCommandOptions): P
     };
   } finally {
     await tally.close();
+    signals.dispose();
   }
   if (flags.json) options.stdout.write(`${JSON.stringify(result)}\n`);
   else {

@@ -133,7 +133,11 @@ function describeIssue(entry: string, raw: unknown, issue: z.core.$ZodIssue): Sc
   const value = isRecord(raw) ? raw[field] : undefined;
   if (value === undefined) return { entry, field, message: 'missing' };
   if (typeof value === 'number' || typeof value === 'bigint') {
-    return { entry, field, message: `write it in quotes ("${String(value)}"): YAML reads a bare number, which may lose digits` };
+    return {
+      entry,
+      field,
+      message: `write it in quotes ("${String(value)}"): YAML reads a bare number, which may lose digits`,
+    };
   }
   return { entry, field, message: issue.message };
 }

@@ -5,7 +5,8 @@
  * The lock lives only while its holder renews it, so a dead replica's threads are free within the
  * lock TTL, and `recover()` (at start-up and then periodically) picks up what was left unfinished.
  * `stop` cancels the running turn at once; `shutdown()` stops taking messages, lets running turns
- * finish up to a deadline and leaves the rest in the inbox for the next process.
+ * finish up to a deadline and leaves the rest in the inbox for the next process; `cancel()` (Ctrl-C
+ * in the console) stops every turn at once and keeps nothing for later.
  */
 import { randomUUID } from 'node:crypto';
 import { AppError, KernelStartError, LockTimeoutError, SandboxEngineUnavailableError } from '../errors.js';
@@ -39,6 +40,7 @@ export class SessionRouter {
   private readonly turns: MessageTurns;
   private recovering: NodeJS.Timeout | undefined;
   private stopping = false;
+  private cancelled = false;
 
   constructor(private readonly options: SessionRouterOptions) {
     this.inbox = new Inbox(options.store);
@@ -55,6 +57,7 @@ export class SessionRouter {
 
   /** Resolves when this message has been handled (after the messages before it in its thread). */
   async handle(received: Inbound): Promise<void> {
+    if (this.cancelled) return;
     if (received.edited) return this.edited(received);
     const inbound = await this.rerunOf(received);
     if (!inbound) return;
@@ -117,6 +120,20 @@ export class SessionRouter {
     await Promise.race([this.idle(), deadline]);
     clearTimeout(timer);
     for (const controller of this.running.values()) controller.abort(new TurnInterruptedError());
+    await this.idle();
+  }
+
+  /**
+   * Stops at once, for good: running turns are cancelled as `stop` cancels one (each says so and its
+   * message is done), and messages that still arrive are dropped rather than written down. What
+   * Ctrl-C means in the console: its threads have no one to go on with them, and a chat service on
+   * the same store would otherwise pick them up.
+   */
+  async cancel(): Promise<void> {
+    this.cancelled = true;
+    this.stopping = true;
+    clearInterval(this.recovering);
+    for (const controller of this.running.values()) controller.abort();
     await this.idle();
   }
 
@@ -211,6 +228,7 @@ export class SessionRouter {
     // The inbox has the message as last edited.
     const inbound = live ? { ...live, text: next.item.inbound.text } : restoredInbound(next);
     const controller = new AbortController();
+    if (this.cancelled) controller.abort(); // cancel() came while this turn was getting under way
     this.running.set(threadKey, controller);
     const ended = this.metrics.turnStarted();
     let end: TurnEnd = 'done';

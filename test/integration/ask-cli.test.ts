@@ -285,7 +285,7 @@ describe('tally ask says how it ended with its exit code', () => {
       ['How many customers?', '--db', 'mysql://tally:secret@127.0.0.1:1/telco_db'],
       /^tally ask: --db mysql:\/\/tally:\*\*\*@127\.0\.0\.1:1\/telco_db: Database 'telco_db' cannot be reached: .*Check DATABASE_URL/,
     ],
-    [['How many customers?', '--verbose'], /^tally ask: unknown flag --verbose \(tally help lists the flags\)$/],
+    [['How many customers?', '--verbose'], /^tally ask: unknown flag --verbose \(tally ask --help lists the flags\)$/],
     [['How many customers?', '--review', 'maybe'], /^tally ask: --review maybe: use accept, discard, stop/],
   ])(
     'exits 2 with one line on stderr for bad input: %j',

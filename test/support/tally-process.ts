@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import type { Writable } from 'node:stream';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -14,14 +15,20 @@ export interface TallyProcess {
   output(): string;
   /** Resolves with the exit code (or the signal's name) once it has exited. */
   readonly exited: Promise<number | string>;
-  kill(signal: 'SIGKILL' | 'SIGTERM'): void;
+  /** What is typed into it, with `{ stdin: true }` (`tally chat`); undefined otherwise. */
+  readonly stdin: Writable | undefined;
+  kill(signal: 'SIGKILL' | 'SIGTERM' | 'SIGINT' | 'SIGHUP'): void;
 }
 
-export function startTallyProcess(command: string[], env: Record<string, string>): TallyProcess {
+export function startTallyProcess(
+  command: string[],
+  env: Record<string, string>,
+  options: { stdin?: boolean } = {},
+): TallyProcess {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...command], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -39,6 +46,7 @@ export function startTallyProcess(command: string[], env: Record<string, string>
     pid,
     output: () => output,
     exited,
+    stdin: child.stdin ?? undefined,
     kill(signal) {
       if (child.exitCode === null && child.signalCode === null) process.kill(pid, signal);
     },

@@ -163,7 +163,7 @@ schedules:
   owner: 123456789012345678
 `);
     expect(issues).toEqual([
-      "'discord-weekly' / owner: write it in quotes (\"123456789012345678\"): YAML reads a bare number, which may lose digits",
+      '\'discord-weekly\' / owner: write it in quotes ("123456789012345678"): YAML reads a bare number, which may lose digits',
       "'discord-weekly' / cron: '0 9 * *' needs exactly five fields: minute hour day-of-month month day-of-week",
     ]);
   });
