@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { type Config, loadConfig } from '../config.js';
 import { createTally, type Tally } from '../create-tally.js';
-import { AppError, ConfigError } from '../errors.js';
+import { ConfigError } from '../errors.js';
 import { isConfigurationError } from '../exit-codes.js';
 import { createLlmClient } from '../llm/create-llm-client.js';
 import { measuredLlm } from '../llm/measured-llm-client.js';
