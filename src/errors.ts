@@ -236,13 +236,22 @@ export class DatabaseAccountNotReadonlyError extends AppError {
   }
 }
 
-/** One problem of the schedules file: which entry (by name, else its position) and which field. */
-export interface ScheduleIssue {
-  /** `'weekly-churn'` or `entry 3` (1-based), or `(file)` for the file as a whole. */
+/** One problem of a file people write (schedules, the access policy), by entry and field. */
+export interface FileIssue {
+  /** `'weekly-churn'`, `entry 3` (1-based), `grants[2]`, `principals.analysts`, or `(file)` for the whole file. */
   entry: string;
-  /** The field at fault, e.g. `cron`; empty for the entry as a whole. */
+  /** The field at fault, e.g. `cron`, `to.0`; empty for the entry as a whole. */
   field: string;
   message: string;
+}
+
+export type ScheduleIssue = FileIssue;
+export type PolicyIssue = FileIssue;
+
+/** `file` is invalid: every issue on a line of its own, so one round of edits fixes them all. */
+function invalidFileMessage(file: string, issues: readonly FileIssue[]): string {
+  const lines = issues.map((issue) => `  ${issue.entry}${issue.field ? `, ${issue.field}` : ''}: ${issue.message}`);
+  return `${file} is invalid; fix these entries:\n${lines.join('\n')}`;
 }
 
 /** The schedules file (TALLY_SCHEDULES) cannot be read or is invalid; every problem is listed. */
@@ -250,22 +259,11 @@ export class ScheduleFileError extends AppError {
   readonly issues: readonly ScheduleIssue[];
 
   constructor(path: string, issues: ScheduleIssue[]) {
-    const lines = issues.map((issue) => `  ${issue.entry}${issue.field ? `, ${issue.field}` : ''}: ${issue.message}`);
-    super(
-      'SCHEDULES_INVALID',
-      `The schedules file ${path} (TALLY_SCHEDULES) is invalid; fix these entries:\n${lines.join('\n')}`,
-      { details: { path, issues } },
-    );
+    super('SCHEDULES_INVALID', invalidFileMessage(`The schedules file ${path} (TALLY_SCHEDULES)`, issues), {
+      details: { path, issues },
+    });
     this.issues = issues;
   }
-}
-
-export interface PolicyIssue {
-  /** `grants[2]`, `principals.analysts`, `databases.telco`, or `(file)`. */
-  entry: string;
-  /** The field at fault, e.g. `to.0`; empty for the entry as a whole. */
-  field: string;
-  message: string;
 }
 
 /** The access policy file (TALLY_POLICY) cannot be read or is invalid; every problem is listed. */
@@ -273,14 +271,9 @@ export class PolicyFileError extends AppError {
   readonly issues: readonly PolicyIssue[];
 
   constructor(path: string, issues: PolicyIssue[]) {
-    const lines = issues.map((issue) => `  ${issue.entry}${issue.field ? `, ${issue.field}` : ''}: ${issue.message}`);
-    super(
-      'POLICY_INVALID',
-      `The access policy ${path} (TALLY_POLICY) is invalid; fix these entries:\n${lines.join('\n')}`,
-      {
-        details: { path, issues },
-      },
-    );
+    super('POLICY_INVALID', invalidFileMessage(`The access policy ${path} (TALLY_POLICY)`, issues), {
+      details: { path, issues },
+    });
     this.issues = issues;
   }
 }

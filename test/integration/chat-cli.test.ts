@@ -1,13 +1,4 @@
-/**
- * `tally chat` as a person runs it: a child process (`node src/main.ts chat`) with its stdin piped,
- * the scripted model (which records every request), the real sandbox and the telco demo database in
- * SQLite. What is typed is read as the console reads a terminal: `help` and `exit` never reach the
- * model, `new` and `--new` start threads that later runs go on with, and Ctrl-C (or a closed
- * terminal) while a cell runs leaves neither a container nor a mounted disk image behind.
- */
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +14,7 @@ import { Inbox } from '../../src/sessions/inbox.js';
 import { createStore } from '../../src/store/create-store.js';
 import { loadTelco } from '../../telco_data/index.js';
 import { containersOf, requireSandboxImage } from '../support/docker.js';
+import { loopDevicesUnder, mountsUnder } from '../support/host-mounts.js';
 import { startTallyProcess, type TallyProcess } from '../support/tally-process.js';
 
 const instance = `chat-cli-${randomBytes(4).toString('hex')}`;
@@ -82,20 +74,6 @@ async function chat(args: string[], lines: string, server: ScriptedModelServer):
 const chatRequests = (server: ScriptedModelServer) => server.chatRequests.length;
 
 /** Mount points below a folder, as this process sees them. */
-function mountsUnder(root: string): string[] {
-  return readFileSync('/proc/self/mountinfo', 'utf8')
-    .split('\n')
-    .map((line) => line.split(' ')[4] ?? '')
-    .filter((point) => point.startsWith(`${root}/`));
-}
-
-/** Loop devices backed by an image below a folder. */
-function loopDevicesUnder(root: string): string[] {
-  return execFileSync('losetup', ['-a'], { encoding: 'utf8' })
-    .split('\n')
-    .filter((line) => line.includes(`(${root}/`));
-}
-
 /** Whether a cell wrote `name` into its workspace (seen from the host). */
 async function workspaceHas(name: string): Promise<boolean> {
   const files = await readdir(join(home, 'workspaces', instance), { recursive: true }).catch(() => []);

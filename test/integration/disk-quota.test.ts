@@ -3,7 +3,7 @@
  * the next cell works, and the host's disk gives the session no more than the quota.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DockerKernel } from '../../sandbox/docker-kernel.js';
 import type { Execution } from '../../src/ports/sandbox.js';
+import { loopDevicesUnder, mountsUnder } from '../support/host-mounts.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox-fixture.js';
 
 const QUOTA_MB = 64;
@@ -36,20 +37,6 @@ function hostBytes(): number {
 }
 
 /** Mount points below a folder, as this process sees them. */
-function mountsUnder(root: string): string[] {
-  return readFileSync('/proc/self/mountinfo', 'utf8')
-    .split('\n')
-    .map((line) => line.split(' ')[4] ?? '')
-    .filter((point) => point.startsWith(`${root}/`));
-}
-
-/** Loop devices backed by an image below a folder (other suites may hold their own meanwhile). */
-function loopDevicesUnder(root: string): string[] {
-  return execFileSync('losetup', ['-a'], { encoding: 'utf8' })
-    .split('\n')
-    .filter((line) => line.includes(`(${root}/`));
-}
-
 async function expectQuotaFull(code: string): Promise<void> {
   const execution = await kernel.run(code);
   expect(execution.error?.name, shown(execution)).toBe('OSError');
