@@ -56,7 +56,7 @@ export class AccessPolicy implements AccessControl {
       recordReads(widened, reads);
       await onUsed(structuredClone(widened));
     };
-    return { databases: this.databasesFor(access, this.databases, onRead) };
+    return { databases: this.databasesFor(access, onRead) };
   }
 
   mayView(viewer: Viewer, used: UsedGrants | undefined): boolean {
@@ -68,16 +68,12 @@ export class AccessPolicy implements AccessControl {
   }
 
   /** The databases `access` may read, each enforcing it; `onRead` hears of every table a statement read. */
-  databasesFor(
-    access: Access,
-    databases: readonly Database[],
-    onRead?: (reads: TableRead[]) => Promise<void>,
-  ): Database[] {
-    return databases.flatMap((database) => {
+  private databasesFor(access: Access, onRead: (reads: TableRead[]) => Promise<void>): Database[] {
+    return this.databases.flatMap((database) => {
       const granted = access.databases.get(database.name);
       if (!granted) return [];
       const key = pseudonymKey(this.settings.pseudonymSecret ?? '', database.name);
-      return [policedDatabase(database, { access: granted, pseudonymKey: key, ...(onRead ? { onRead } : {}) })];
+      return [policedDatabase(database, { access: granted, pseudonymKey: key, onRead })];
     });
   }
 }
@@ -116,7 +112,7 @@ function viewerPrincipal(viewer: Viewer, consoleUser: string): Principal {
 }
 
 /** What the thread is told when the person may read nothing here. */
-export function nothingGrantedText(access: Access): string {
+function nothingGrantedText(access: Access): string {
   const hidden = [...access.hidden.values()];
   return hidden.length > 0
     ? `${NOT_GRANTED_TEXT}: nothing you may read can be shown here (${hidden.join('; ')}). Ask in one of those channels, or in a direct message.`
@@ -124,6 +120,6 @@ export function nothingGrantedText(access: Access): string {
 }
 
 /** What a person lacking the thread's grants is told; nothing runs. */
-export function startYourOwnThreadText(missing: readonly string[]): string {
+function startYourOwnThreadText(missing: readonly string[]): string {
   return `${NOT_GRANTED_TEXT}: this thread has read data you may not read (${missing.join(', ')}), so I will not work on it for you. Start your own thread and ask there.`;
 }
