@@ -50,19 +50,26 @@ export async function checkStatement(input: StatementCheckInput): Promise<Statem
   const { tokens, dialect, schema, access } = input;
   const lead = tokens[0]?.keyword ?? '';
   if (METADATA_STATEMENTS.has(lead)) return { refused: `${lead} ${metadataHint}` };
-  const byLower = new Map(input.tables.map((table) => [table.toLowerCase(), table]));
+  // The table a name reads: the one spelt exactly so, else every one it matches ignoring case (SQLite ignores case;
+  // a MySQL server on a case-sensitive file system may hold both `Secret` and `secret`, and all are checked).
+  const byLower = new Map<string, string[]>();
+  for (const table of input.tables)
+    byLower.set(table.toLowerCase(), [...(byLower.get(table.toLowerCase()) ?? []), table]);
+  const exact = new Set(input.tables);
   const read = new Set<string>();
   for (const [at, token] of tokens.entries()) {
     const name = nameish(token, dialect);
     if (name === undefined) continue;
     const lower = name.toLowerCase();
     if (METADATA_NAMES.has(lower) || lower.startsWith('pragma_')) return { refused: `${name} ${metadataHint}` };
-    const table = byLower.get(lower);
-    if (table === undefined) continue;
+    const named = exact.has(name) ? [name] : (byLower.get(lower) ?? []);
+    if (named.length === 0) continue;
     const qualifier = tokens[at - 1]?.text === '.' ? nameish(tokens[at - 2], dialect) : undefined;
     if (qualifier !== undefined && qualifier.toLowerCase() !== schema.toLowerCase()) continue; // alias.column
-    if (!access.tableGrant(table)) return { refused: notGranted(`table ${table}`, await grantedTables(input)) };
-    read.add(table);
+    for (const table of named) {
+      if (!access.tableGrant(table)) return { refused: notGranted(`table ${table}`, await grantedTables(input)) };
+      read.add(table);
+    }
   }
   const tables: StatementRead['tables'] = [];
   for (const table of read) {
