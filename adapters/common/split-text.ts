@@ -19,7 +19,8 @@ export function splitText(text: string, maxChars: number): string[] {
     ].find((index) => index > maxChars / 4);
     const at = cut ?? maxChars;
     pieces.push(rest.slice(0, at).trimEnd());
-    rest = rest.slice(at).replace(/^\n+/, '');
+    // A cut between words drops the space it cut at; a cut at a line keeps the next line's indentation.
+    rest = rest.charAt(at) === ' ' ? rest.slice(at + 1) : rest.slice(at).replace(/^\n+/, '');
   }
   if (rest.trim() !== '') pieces.push(rest);
   return pieces;

@@ -89,8 +89,28 @@ describe('approval mode', () => {
     expect(held).toHaveLength(before + 1); // only the install
     expect(held.at(-1)?.reason).toMatch(/install/i);
     expect(await inspect('harmless')).toContain('7');
-    await fixture.send({ text: 'no installs please', user: 'U2' }); // not the owner: refused
-    expect(postsOf(fixture.posts, 'notice').at(-1)?.userId).toBe('U2');
+    // Not the owner: told so, only them, and nothing runs: no cell, no model request.
+    const postsBefore = fixture.posts.length;
+    const requestsBefore = fixture.server.chatRequests.length;
+    const seenBefore = seen.length;
+    const logBefore = await fixture.tally.store.range<LogEntry>(logKey(fixture.thread));
+    await fixture.send({ text: 'no installs please', user: 'U2' });
+    expect(fixture.posts.slice(postsBefore).map(({ post }) => post)).toEqual([
+      {
+        kind: 'notice',
+        userId: 'U2',
+        text: 'Sorry, only the person who started this thread or a configured reviewer can approve cells.',
+      },
+    ]);
+    expect(fixture.server.chatRequests).toHaveLength(requestsBefore);
+    expect(seen).toHaveLength(seenBefore);
+    // The session log has the message and the refusal, and no request, cell or decision after them.
+    const logged = (await fixture.tally.store.range<LogEntry>(logKey(fixture.thread))).slice(logBefore.length);
+    expect(logged).toEqual([
+      { kind: 'message', user: 'U2', text: 'no installs please', at: expect.any(Number) },
+      { kind: 'post', post: 'notice', text: expect.stringMatching(/^Sorry, only/), at: expect.any(Number) },
+    ]);
+    // The install still waits for the owner's decision.
     await fixture.say('skip: no installs please');
     expect(seen.at(-1)).toContain('They said: no installs please');
   });

@@ -62,10 +62,15 @@ describe('a burst of new threads', () => {
     for (const [index, threadKey] of keys.entries()) {
       const posts = postsOfThread(tally.posts, threadKey);
       checkThread(posts, index, threads);
+      // Told at most once in the whole thread, and only before its first answer.
       const firstAnswer = posts.findIndex((post) => post.kind === 'code');
-      const notices = posts.slice(0, firstAnswer).filter((post) => post.kind === 'status' && QUEUED.test(post.text));
-      expect(notices.length, `thread ${index}`).toBeLessThanOrEqual(1);
-      told += notices.length;
+      const noticesAt = posts.flatMap((post, at) => (post.kind === 'status' && QUEUED.test(post.text) ? [at] : []));
+      expect(noticesAt.length, `thread ${index}`).toBeLessThanOrEqual(1);
+      expect(
+        noticesAt.filter((at) => at > firstAnswer),
+        `thread ${index}: notices after its answer`,
+      ).toEqual([]);
+      told += noticesAt.length;
     }
     // Only the first few starts (one per core) begin at once: nearly everyone else waited and was told.
     expect(told).toBeGreaterThanOrEqual(threads - 4);

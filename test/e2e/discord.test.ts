@@ -3,6 +3,7 @@
  * sandbox, MariaDB with telco_db and the scripted model. What people in the server would see is read
  * back from the stand-in: messages and attachments in threads, interaction callbacks, ephemerals.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, type ScriptContext, say, slow } from '../../src/demo/scripted-model-server.js';
 import { ACTION_IDS } from '../../src/ports/chat.js';
@@ -25,6 +26,8 @@ let fixture: DiscordTallyFixture;
 let threadId = '';
 let answer = '';
 let edited = '';
+/** Set when the slow model answer of the /stop test stops waiting: when tally hung up, or after 60 s. */
+let slowAnswerEnded = false;
 
 const bot = () => fixture.discord.ids.botUserId;
 const botMessages = () => fixture.discord.messages(threadId).filter((message) => message.author.id === bot());
@@ -48,7 +51,10 @@ beforeAll(async () => {
       return say(`x + 1 is ${last(context).split('\n').at(-1)}`);
     },
     callTool('triage', { verdict: 'answerable' }),
-    slow(20_000, say('(too late)')),
+    slow(60_000, () => {
+      slowAnswerEnded = true;
+      return say('(too late)');
+    }),
     callTool('triage', { verdict: 'answerable' }),
     callTool('run_python', { code: `${'# a long cell\n'.repeat(400)}long = 1` }),
     (context) => {
@@ -113,11 +119,23 @@ describe('tally on Discord', () => {
   it('continues the session from a thread reply, through a rate limit, losing nothing', async () => {
     await fixture.discord.message({ user: OWNER, channel: threadId, content: '```python\nx = 41\n```' });
     await fixture.discord.waitFor(() => botMessages().find((message) => message.content.includes('x = 41')), 60_000);
+    const callsBefore = fixture.discord.calls.length;
     fixture.discord.failNext('POST /channels/:id/messages', { status: 429, retryAfterSeconds: 1 });
     await fixture.discord.message({ user: OWNER, channel: threadId, content: 'what is x + 1?' });
     await fixture.discord.waitFor(() => find('x + 1 is 42'), 60_000);
     expect(answer).toContain('42');
     expect(botMessages().filter((message) => message.content.includes('x + 1 is 42'))).toHaveLength(1);
+    // The post that met the 429 was sent again, unchanged, after the wait, and is in the thread once.
+    const posts = fixture.discord.calls
+      .slice(callsBefore)
+      .filter((call) => call.method === 'POST' && call.route === `/channels/${threadId}/messages`);
+    const limited = posts.findIndex((call) => call.status === 429);
+    expect(limited).toBeGreaterThanOrEqual(0);
+    const retried = posts.slice(limited + 1).find((call) => isDeepStrictEqual(call.body, posts[limited]?.body));
+    expect(retried?.status).toBe(200);
+    const content = (retried?.body as { content?: string } | undefined)?.content ?? '';
+    expect(content).not.toBe('');
+    expect(botMessages().filter((message) => message.content === content)).toHaveLength(1);
   });
 
   it('takes a CSV attached in the thread into the session', async () => {
@@ -161,10 +179,18 @@ describe('tally on Discord', () => {
   });
 
   it('/stop aborts a running turn and keeps the session', async () => {
+    await fixture.discord.message({ user: OWNER, channel: threadId, content: "```python\nbefore_stop = 'kept'\n```" });
+    await fixture.discord.waitFor(() => find("before_stop = 'kept'"), 60_000);
     await fixture.discord.message({ user: OWNER, channel: threadId, content: 'start something long' });
     await fixture.discord.waitFor(() => fixture.server.chatRequests.length >= 9, 30_000); // the slow model call is under way
     await fixture.discord.slashCommand({ user: OWNER, channel: threadId, name: 'stop' });
     await fixture.discord.waitFor(() => find('Stopped. The session and its variables are kept.'), 30_000);
+    // The slow answer ends only when tally hangs up (its 60 s are far off): then it is never sent.
+    await fixture.discord.waitFor(() => slowAnswerEnded, 30_000);
+    // The same kernel, in the same thread, still has what was set before /stop.
+    await fixture.discord.message({ user: OWNER, channel: threadId, content: '```python\nbefore_stop.upper()\n```' });
+    const shown = await fixture.discord.waitFor(() => find('before_stop.upper()'), 60_000);
+    expect(shown.content).toContain("'KEPT'");
     expect(find('(too late)')).toBeUndefined();
   });
 

@@ -42,6 +42,8 @@ const PRINTED_NAMES: Record<number, string[]> = {
 
 type Mode = 'right' | 'wrong' | 'omit' | 'computed' | 'chatty' | 'slow';
 let mode: Mode = 'right';
+/** Cases answered otherwise than `mode`, by DABench id, so one run can mix them. */
+const modeOfCase = new Map<number, Mode>();
 
 /** Every labelled value, changed so that it no longer matches. */
 const wrongValue = (value: string) => (Number.isFinite(Number(value)) ? String(Number(value) + 1) : `${value}-not`);
@@ -87,7 +89,7 @@ async function run(
 
 beforeAll(async () => {
   items = selectCases(await loadDabench(), '1-20');
-  const script = dabenchOracle(items, (item, context) => answers[mode](item, context), 200);
+  const script = dabenchOracle(items, (item, context) => answers[modeOfCase.get(item.id) ?? mode](item, context), 200);
   fixture = await startEvalFixture('evalda', script);
   harness = fixture.harness;
   server = fixture.server;
@@ -147,17 +149,39 @@ describe('tally eval on DABench (scripted oracle)', () => {
   }, 300_000);
 
   it('stops a case over its token budget and one over its time budget, and goes on with the rest', async () => {
-    mode = 'chatty';
-    const [overTokens] = await run(dabenchCases(items.slice(0, 1)), { caseTokens: 200 });
+    const [first, second, third] = items;
+    if (!first || !second || !third) throw new Error('DABench has fewer than three cases');
+    // The third case alone first: what a case answered normally spends.
+    mode = 'right';
+    const [alone] = await run(dabenchCases([third]));
+    expect(alone).toMatchObject({ status: 'done', correct: true });
+    // Then one run, one case after another: one that never answers, one whose model never replies in
+    // time, and the third again, with budgets it fits in.
+    modeOfCase.set(first.id, 'chatty');
+    modeOfCase.set(second.id, 'slow');
+    const caseTokens = 2 * ((alone?.tokens.prompt ?? 0) + (alone?.tokens.completion ?? 0));
+    const results = await run(dabenchCases([first, second, third]), {
+      concurrency: 1,
+      caseTokens,
+      caseWallMs: 15_000,
+    }).finally(() => modeOfCase.clear());
+    const [overTokens, overTime, after] = results;
     expect(overTokens?.status).toBe('token_budget');
     expect(overTokens?.correct).toBe(false);
-    expect(overTokens?.error).toMatch(/over its budget of 200/);
-    mode = 'slow';
-    const [overTime] = await run(dabenchCases(items.slice(1, 2)), { caseWallMs: 1500 });
+    expect(overTokens?.error).toMatch(new RegExp(`over its budget of ${caseTokens} \\(tally eval --case-tokens\\)`));
     expect(overTime?.status).toBe('time_budget');
-    expect(overTime?.error).toMatch(/wall-clock budget of 1500 ms/);
-    mode = 'right';
-    const [after] = await run(dabenchCases(items.slice(2, 3)));
-    expect(after?.correct).toBe(true);
+    expect(overTime?.correct).toBe(false);
+    expect(overTime?.error).toMatch(/wall-clock budget of 15000 ms/);
+    // The case after them runs as it did alone.
+    expect(after).toMatchObject({
+      id: alone?.id,
+      status: 'done',
+      correct: true,
+      answer: alone?.answer,
+      modelCalls: alone?.modelCalls,
+      toolCalls: alone?.toolCalls,
+      failedToolCalls: 0,
+    });
+    expect(after?.error).toBeUndefined();
   }, 300_000);
 });

@@ -117,6 +117,7 @@ describe('scheduled analyses on Discord', () => {
   });
 
   it('says in its thread when a run fails, and exports nothing', async () => {
+    const callsBefore = discord.calls.length;
     clock.set(Date.parse('2025-01-06T08:01:00Z'));
     await service.schedules?.idle();
     const thread = threadOf('daily-check');
@@ -126,6 +127,12 @@ describe('scheduled analyses on Discord', () => {
       find(threadId, "The scheduled run 'daily-check' stopped on the error above. No report was exported."),
     ).toBeDefined();
     expect((await service.schedules?.states.read('daily-check'))?.lastRun?.outcome).toBe('failed');
+    // Nothing was exported: no file reached Discord during the run, in its thread or anywhere else.
+    expect(botMessages(threadId).flatMap((message) => message.attachments)).toEqual([]);
+    const uploads = discord.calls.slice(callsBefore).filter((call) => (call.files?.length ?? 0) > 0);
+    expect(uploads.map((call) => `${call.method} ${call.route}: ${call.files?.map((file) => file.filename)}`)).toEqual(
+      [],
+    );
   });
 
   it('lets the owner accept the section in the thread, and the session goes on', async () => {

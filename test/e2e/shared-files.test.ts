@@ -1,10 +1,12 @@
 /**
  * Files people share in a thread: data files land read-only in the kernel and the agent is told
- * where; other types and oversized files are refused; a new kernel gets them back from the store.
+ * where; other types and oversized files are refused and kept nowhere; a new kernel gets them back
+ * from the store.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, type ScriptContext, say } from '../../src/demo/scripted-model-server.js';
 import type { SharedFile } from '../../src/ports/chat.js';
+import { type JournalEntry, journalKey } from '../../src/sessions/session-record.js';
 import { postsOf, startTallyFixture, type TallyFixture } from '../support/tally-fixture.js';
 
 const csv = 'region,sales\nnorth,10\nsouth,32\n';
@@ -54,6 +56,15 @@ describe('shared files', () => {
     expect(errors.some((text) => text.startsWith('Not taken: huge.csv: 1.0 MB is over the 1.0 MB limit'))).toBe(true);
     await fixture.say('```python\nimport os\nsorted(os.listdir("/inputs/uploads"))\n```');
     expect(postsOf(fixture.posts, 'code').at(-1)?.output).toContain("['sales.csv']");
+    // Nor in the store, where a shared file is kept for a new kernel: only the CSV taken earlier is.
+    const kept = (name: string) => fixture.tally.store.get<string>(`upload:${fixture.thread}:${name}`);
+    expect(await kept('sales.csv')).toBe(Buffer.from(csv).toString('base64'));
+    expect(await kept('tool.exe')).toBeUndefined();
+    expect(await kept('huge.csv')).toBeUndefined();
+    const journal = await fixture.tally.store.range<JournalEntry>(journalKey(fixture.thread));
+    expect(journal.filter((entry) => entry.kind === 'file')).toEqual([
+      { kind: 'file', path: 'uploads/sales.csv', key: `upload:${fixture.thread}:sales.csv` },
+    ]);
   });
 
   it('gives a new kernel the shared files back after a restart', async () => {

@@ -3,6 +3,7 @@
  * sandbox, MariaDB with telco_db and the scripted model. What a person in the channel would see is
  * read back from the stand-in's state: messages, files, reactions, ephemerals, views.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, type ScriptContext, say } from '../../src/demo/scripted-model-server.js';
 import { ACTION_IDS } from '../../src/ports/chat.js';
@@ -146,6 +147,7 @@ describe('tally on Slack', () => {
   });
 
   it('accepts by button through a rate limit: the confirmation arrives once, then the next section', async () => {
+    const callsBefore = fixture.slack.calls.length;
     fixture.slack.failNext('chat.postMessage', { status: 429, retryAfterSeconds: 1 });
     const review = reviewMessage('Churn by contract');
     await fixture.slack.click({
@@ -158,6 +160,14 @@ describe('tally on Slack', () => {
     await fixture.slack.waitFor(() => reviewMessage('Tenure'), 60_000);
     const confirmations = botMessages().filter((message) => message.text.includes('Accepted s1'));
     expect(confirmations).toHaveLength(1);
+    // The post that met the 429 was sent again, unchanged, after the wait, and is in the thread once.
+    const posts = fixture.slack.calls.slice(callsBefore).filter((call) => call.method === 'chat.postMessage');
+    const limited = posts.findIndex((call) => call.outcome === 'http 429');
+    expect(limited).toBeGreaterThanOrEqual(0);
+    const retried = posts.slice(limited + 1).find((call) => isDeepStrictEqual(call.args, posts[limited]?.args));
+    expect(retried?.outcome).toBe('ok');
+    expect(retried?.args.thread_ts).toBe(threadTs);
+    expect(botMessages().filter((message) => message.text === retried?.args.text)).toHaveLength(1);
   });
 
   it('revises by reaction with the feedback replied in the thread, then by button through the form', async () => {

@@ -252,8 +252,9 @@ export type ScopeRefusal = 'schema' | 'show' | 'statement';
 
 /**
  * [dialect, sql, a part of the expected reason, how the refusal says what is allowed]. Each must be refused on
- * any account: the privileged one could run every statement here. Names: `orders` is the table under test,
- * `old_orders` the one in EXTRA_SCHEMA, `tally_other` a schema that is not configured.
+ * any account: a privileged account's grants refuse none of them (the MySQL ones run on MariaDB without the guard,
+ * or fail there for another reason than permission; sql-scope.test.ts shows it). Names: `orders` is the table under
+ * test, `old_orders` the one in EXTRA_SCHEMA, `tally_other` a schema that is not configured.
  */
 export const OUT_OF_SCOPE: Array<[SqlDialect, string, string, ScopeRefusal]> = [
   // the server's own schemas, however the name is written

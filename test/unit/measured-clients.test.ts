@@ -2,7 +2,7 @@
  * The measuring decorators, around small hand-written clients: what reaches the metrics port, and
  * that everything else passes through untouched (embed absent or present, detached calls, getters).
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { measuredDatabase } from '../../src/db/measured-database.js';
 import { LlmCancelledError, LlmTimeoutError } from '../../src/errors.js';
 import { measuredLlm } from '../../src/llm/measured-llm-client.js';
@@ -36,9 +36,12 @@ class StubLlm implements LlmClient {
   model = 'model-a';
   readonly requests: CompletionRequest[] = [];
   failure: Error | undefined;
+  /** How long the request takes on the faked `performance.now()` clock, in ms; 0 leaves the clock alone. */
+  takesMs = 0;
 
   async complete(request: CompletionRequest): Promise<Completion> {
     this.requests.push(request);
+    if (this.takesMs > 0) vi.advanceTimersByTime(this.takesMs);
     if (this.failure) throw this.failure;
     return COMPLETION;
   }
@@ -53,26 +56,34 @@ class EmbeddingStubLlm extends StubLlm {
 }
 
 describe('measuredLlm', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('reports a completion with its duration and tokens, and returns it unchanged', async () => {
+    // Only performance.now() is faked: the stub's request moves it on by exactly 250 ms.
+    vi.useFakeTimers({ toFake: ['performance'] });
     const { metrics, calls } = recordingMetrics();
     const inner = new StubLlm();
+    inner.takesMs = 250;
     const llm = measuredLlm(inner, metrics);
     const request: CompletionRequest = { messages: [{ role: 'user', content: 'hi' }] };
 
     expect(await llm.complete(request)).toBe(COMPLETION);
     expect(inner.requests).toEqual([request]);
-    expect(calls).toEqual([['modelCalled', expect.any(Number), { prompt: 120, completion: 7 }, true]]);
-    expect(calls[0]?.[1]).toBeGreaterThanOrEqual(0);
+    expect(calls).toEqual([['modelCalled', 250, { prompt: 120, completion: 7 }, true]]);
   });
 
-  it('reports a failed request with no tokens and rethrows the same error', async () => {
+  it('reports a failed request with its duration and no tokens, and rethrows the same error', async () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
     const { metrics, calls } = recordingMetrics();
     const inner = new StubLlm();
     inner.failure = new LlmTimeoutError('http://model.test/v1', 1000);
+    inner.takesMs = 1000;
     const llm = measuredLlm(inner, metrics);
 
     await expect(llm.complete({ messages: [] })).rejects.toBe(inner.failure);
-    expect(calls).toEqual([['modelCalled', expect.any(Number), { prompt: 0, completion: 0 }, false]]);
+    expect(calls).toEqual([['modelCalled', 1000, { prompt: 0, completion: 0 }, false]]);
   });
 
   it('does not count a request the caller cancelled as a model failure', async () => {

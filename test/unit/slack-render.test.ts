@@ -26,6 +26,28 @@ describe('Slack rendering', () => {
     expect(pieces.join('\n\n')).toBe(text);
   });
 
+  it('cuts text without paragraphs at the last line break that fits', () => {
+    // Lines of 29 characters and a newline: the first 100 characters end inside line 4.
+    const lines = Array.from({ length: 10 }, (_, index) => `line ${index} ${'x'.repeat(22)}`);
+    const pieces = splitText(lines.join('\n'), 100);
+    expect(pieces[0]).toBe(lines.slice(0, 3).join('\n'));
+    expect(pieces[1]).toBe(lines.slice(3, 6).join('\n'));
+    expect(pieces).toHaveLength(4);
+    expect(pieces.join('\n')).toBe(lines.join('\n'));
+  });
+
+  it('cuts a single long line at the last space that fits, never inside a word', () => {
+    const words = Array.from({ length: 40 }, (_, index) => `word${index}`);
+    const text = words.join(' ');
+    const pieces = splitText(text, 50);
+    // 'word0 … word7' is 47 characters; with ' word8' it would be 53.
+    expect(pieces[0]).toBe(words.slice(0, 8).join(' '));
+    // The space cut at is dropped: the next piece starts with the next word.
+    expect(pieces[1]?.startsWith('word8 ')).toBe(true);
+    expect(pieces.every((piece) => piece.length <= 50 && piece === piece.trim())).toBe(true);
+    expect(pieces.join(' ')).toBe(text);
+  });
+
   it('posts long answers as a few messages, and very long ones as a file with a preview', () => {
     const medium = renderForSlack({ kind: 'text', markdown: `${'a '.repeat(1200)}\n\n${'b '.repeat(1200)}` });
     expect(medium.map((op) => op.kind)).toEqual(['message', 'message']);

@@ -152,14 +152,25 @@ describe('SlackStream', () => {
     vi.useRealTimers();
   });
 
-  function recorded(fail?: { method: 'start' | 'append' | 'stop'; at?: number }) {
+  /**
+   * A stream whose calls are written down; the `at`-th call to `fail.method` fails, at once or, with
+   * `held`, only when `failHeld()` is called (so chunks can queue behind it while it is under way).
+   */
+  function recorded(fail?: { method: 'start' | 'append' | 'stop'; at?: number; held?: boolean }) {
     const calls: Array<{ method: string; chunks: StreamChunk[] }> = [];
     const failures: StreamFailure[] = [];
+    const error = () => Object.assign(new Error('x'), { data: { error: 'internal_error' } });
+    let failHeld = (): void => {
+      throw new Error('no call is held');
+    };
     const act = async (method: 'start' | 'append' | 'stop', chunks: StreamChunk[]) => {
       calls.push({ method, chunks });
       const count = calls.filter((call) => call.method === method).length;
-      if (fail?.method === method && (fail.at ?? 1) === count)
-        throw Object.assign(new Error('x'), { data: { error: 'internal_error' } });
+      if (fail?.method !== method || (fail.at ?? 1) !== count) return;
+      if (!fail.held) throw error();
+      await new Promise<void>((_resolve, reject) => {
+        failHeld = () => reject(error());
+      });
     };
     const stream = new SlackStream({
       intervalMs: 400,
@@ -176,7 +187,7 @@ describe('SlackStream', () => {
         failures.push(failure);
       },
     });
-    return { stream, calls, failures };
+    return { stream, calls, failures, failHeld: () => failHeld() };
   }
 
   const card = (id: string, status: ProgressTask['status']): StreamChunk => ({
@@ -204,20 +215,36 @@ describe('SlackStream', () => {
     expect(stream.ts).toBe('1700000000.000200');
   });
 
-  it('hands the chunks of a failed call and everything after it to the failure handler, and sends no more', async () => {
-    const { stream, calls, failures } = recorded({ method: 'append' });
+  it('hands the chunks of a failed call and everything after it to the failure handler, in order, and sends no more', async () => {
+    const { stream, calls, failures, failHeld } = recorded({ method: 'append', held: true });
     await stream.open([card('c1', 'pending')]);
-    stream.push([{ type: 'markdown_text', text: 'Part one. ' }]);
+    // Two batches in one call: over 12,000 characters of markdown go in two appends.
+    const partOne = { type: 'markdown_text', text: `Part one. ${'a'.repeat(7000)}` } as const;
+    const partTwo = { type: 'markdown_text', text: `Part two. ${'b'.repeat(7000)}` } as const;
+    stream.push([partOne, partTwo]);
     await vi.advanceTimersByTimeAsync(500);
-    stream.push([{ type: 'markdown_text', text: 'Part two.' }]);
-    await stream.stop();
+    expect(calls.map((call) => call.method)).toEqual(['start', 'append']);
+    expect(calls[1]?.chunks).toEqual([partOne]);
+    // Queued behind the append under way.
+    stream.push([card('c1', 'complete')]);
+    stream.push([{ type: 'markdown_text', text: 'Part three.' }]);
+    failHeld();
+    await stream.idle();
     expect(failures).toHaveLength(1);
     expect(failures[0]?.phase).toBe('append');
-    expect(failures[0]?.unsent).toEqual([{ type: 'markdown_text', text: 'Part one. ' }]);
+    expect(failures[0]?.unsent).toEqual([
+      partOne,
+      partTwo,
+      card('c1', 'complete'),
+      { type: 'markdown_text', text: 'Part three.' },
+    ]);
     expect(stream.failed).toBe(true);
+    // Nothing more goes out: not the timer's call for what queued, not a later push, not the stop.
+    await vi.advanceTimersByTimeAsync(1000);
     stream.push([{ type: 'markdown_text', text: 'ignored' }]);
     await stream.stop();
     expect(calls.map((call) => call.method)).toEqual(['start', 'append']);
+    expect(failures).toHaveLength(1);
   });
 
   it('reports a refused start with the chunks it carried', async () => {

@@ -42,7 +42,7 @@ class MapMemory implements PostMemory {
 }
 
 /** SlackTurns as the adapter uses it: what it does not take is posted as a message. */
-function turns(memory?: PostMemory) {
+function turns(memory?: PostMemory, intervalMs = 50) {
   const client = new webApi.WebClient(slack.botToken, { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } });
   const queue = new ChannelQueue({ minIntervalMs: 0, isTransient: () => false });
   const status = new SlackStatus(client, queue, 0, logger);
@@ -54,7 +54,7 @@ function turns(memory?: PostMemory) {
     status,
     postText: (_threadKey, markdown) => postText(markdown),
     ...(memory ? { memory } : {}),
-    intervalMs: 50,
+    intervalMs,
     logger,
   });
   closers.push(async () => {
@@ -179,5 +179,22 @@ describe('SlackTurns', () => {
     await runTurn(shown, 'turn-2', 'Next answer.');
     expect(slack.callsTo('chat.startStream')).toHaveLength(2);
     expect(slack.streams(CHANNEL, threadTs)[1]?.state).toBe('stopped');
+  });
+
+  it('posts the text queued behind a failed append as a message, whole and in order', async () => {
+    slack.failNext('chat.appendStream', { error: 'internal_error' });
+    // An interval longer than the turn: everything waits for its end, where the answer (over the
+    // 12,000 characters of one call) needs two appends before the stop, and the first one fails.
+    const shown = turns(undefined, 60_000);
+    const answer = Array.from({ length: 30 }, (_, index) => `Paragraph ${index}: ${'x'.repeat(480)}`).join('\n\n');
+    await runTurn(shown, 'turn-1', answer);
+    expect(slack.callsTo('chat.appendStream').map((call) => call.outcome)).toEqual(['internal_error']);
+    // The streamed message shows none of it (only its cards); the whole answer follows as a message.
+    const [stream] = slack.streams(CHANNEL, threadTs);
+    expect(stream?.chunks.filter(({ chunk }) => chunk.type === 'markdown_text')).toEqual([]);
+    expect(botTexts().map((message) => [message.ts === stream?.ts ? 'stream' : 'message', message.text])).toEqual([
+      ['stream', ''],
+      ['message', answer],
+    ]);
   });
 });
