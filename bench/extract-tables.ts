@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite from 'better-sqlite3';
-import { adminConnection, mysqlAdminUrl } from '../test/support/mariadb.js';
+import { adminConnection, mysqlAdminUrl } from './mysql-admin.js';
 
 export const DATABASE = 'tally_bench';
 export const ROWS = 1_000_000;
