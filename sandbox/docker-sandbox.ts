@@ -171,6 +171,13 @@ export class DockerSandbox implements Sandbox {
     return starting;
   }
 
+  async release(sessionId: string): Promise<boolean> {
+    const kernel = this.live.get(sessionId) ?? (await this.starting.get(sessionId)?.catch(() => undefined));
+    if (!kernel || kernel.isDisposed) return false;
+    await kernel.dispose();
+    return true;
+  }
+
   /** Disposes kernels idle for longer than the TTL. Runs on a timer; callable directly. */
   sweep(now = Date.now()): Promise<number> {
     const sweeping = this.disposeIdle(now).finally(() => {

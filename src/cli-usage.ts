@@ -40,6 +40,14 @@ tally eval --compare RUN_DIR_A RUN_DIR_B
   measure the agent on questions with known answers (see the README, Evaluating tally)`,
   policy: `tally policy explain --user ID [--channel ID | --dm] [--groups ID,ID] [--platform slack|discord|console] [--guild ID]
   what that person may read there under TALLY_POLICY, column by column, and which rule decides`,
+  audit: `tally audit [--since 7d|2026-11-01] [--user ID] [--db NAME] [--thread KEY] [--json] | tally audit verify
+  the audit trail: every data access, shared file, export, model request, refusal and deletion, with who,
+  where and what (never message text or rows); --json prints JSON Lines for export;
+  verify checks the hash chain and names the first record that was altered or removed (exit 1)`,
+  forget: `tally forget --user ID | tally forget --thread THREAD_KEY
+  deletion on request: that person's (or thread's) messages, sessions, conversations, logs, reports,
+  workspaces and playbooks go from the store, TALLY_HOME and the playbooks folder; training exports
+  are written again without them; the audit keeps that the deletion happened (who asked, scope, counts)`,
   'export-training': `tally export-training --out FILE.jsonl
   fine-tuning data from reviewed work: accepted sections as chat examples in FILE.jsonl, revised
   versions paired with the accepted ones in FILE.preferences.jsonl (reads the store only)`,

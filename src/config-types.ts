@@ -44,6 +44,24 @@ export interface OperationSettings {
   requireReadonly?: boolean;
 }
 
+/** How long what tally keeps is kept (see the README, Retention and deletion). */
+export interface RetentionSettings {
+  /** Threads (inbox, logs, conversations, reports), workspaces, exports and eval runs (TALLY_RETENTION_DAYS). */
+  retentionMs: number;
+  /** The audit trail (TALLY_AUDIT_RETENTION_DAYS). */
+  auditRetentionMs: number;
+  /** How often the sweep runs, once across replicas (TALLY_RETENTION_SWEEP_MINUTES). */
+  sweepEveryMs: number;
+}
+
+/** Per person per UTC day; absent: unlimited (the policy file's `budgets` override them for its sets). */
+export interface BudgetSettings {
+  /** TALLY_BUDGET_TOKENS_PER_DAY. */
+  tokensPerDay: number | undefined;
+  /** TALLY_BUDGET_KERNEL_MINUTES_PER_DAY. */
+  kernelMinutesPerDay: number | undefined;
+}
+
 /** A database tally may read: `mysql://…` or `sqlite:path`. */
 export interface DatabaseSettings {
   /** How people and the model name it, e.g. `telco_db`. */
@@ -165,6 +183,8 @@ export interface Config {
   /** The schedules file (TALLY_SCHEDULES, YAML or JSON), absolute; `tally slack|discord` runs its schedules. */
   schedulesFile?: string;
   access: AccessSettings;
+  retention: RetentionSettings;
+  budgets: BudgetSettings;
 }
 
 /** Who may read what: the access policy and what it needs. */

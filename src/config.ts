@@ -20,6 +20,9 @@ const milliseconds = (fallback: number) =>
     .positive()
     .max(MAX_TIMEOUT_MS, `at most ${MAX_TIMEOUT_MS} ms (about 24 days)`)
     .default(fallback);
+const DAY_MS = 86_400_000;
+/** A number of days; fractions are allowed (0.001 is about a minute and a half, for trials). */
+const days = (fallback: number) => z.coerce.number().positive('a number of days above 0').default(fallback);
 const DATABASE_URL = /^(mysql|mariadb):\/\/.+\/.+|^sqlite:.+/;
 const DATABASE_URL_HINT = 'use mysql://user:password@host:port/database or sqlite:path/to/file.db';
 const NAMED_DATABASE = /^DATABASE_URL_([A-Z0-9_]+)$/;
@@ -116,6 +119,11 @@ const schema = z.object({
   TALLY_POLICY: z.string().min(1, 'a path to a YAML or JSON access policy').optional(),
   TALLY_PSEUDONYM_KEY: z.string().min(16, 'at least 16 characters of secret (e.g. openssl rand -hex 32)').optional(),
   TALLY_CONSOLE_USER: z.string().min(1).optional(),
+  TALLY_RETENTION_DAYS: days(90),
+  TALLY_AUDIT_RETENTION_DAYS: days(400),
+  TALLY_RETENTION_SWEEP_MINUTES: z.coerce.number().positive('a number of minutes above 0').default(60),
+  TALLY_BUDGET_TOKENS_PER_DAY: z.coerce.number().int().positive('a whole number of tokens above 0').optional(),
+  TALLY_BUDGET_KERNEL_MINUTES_PER_DAY: z.coerce.number().positive('a number of minutes above 0').optional(),
 });
 
 const list = (value: string) =>
@@ -292,6 +300,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
       ...(e.TALLY_POLICY === undefined ? {} : { policyFile: resolve(e.TALLY_POLICY) }),
       ...(e.TALLY_PSEUDONYM_KEY === undefined ? {} : { pseudonymSecret: e.TALLY_PSEUDONYM_KEY }),
       consoleUser: e.TALLY_CONSOLE_USER ?? osUser(),
+    },
+    retention: {
+      retentionMs: e.TALLY_RETENTION_DAYS * DAY_MS,
+      auditRetentionMs: e.TALLY_AUDIT_RETENTION_DAYS * DAY_MS,
+      sweepEveryMs: e.TALLY_RETENTION_SWEEP_MINUTES * 60_000,
+    },
+    budgets: {
+      tokensPerDay: e.TALLY_BUDGET_TOKENS_PER_DAY,
+      kernelMinutesPerDay: e.TALLY_BUDGET_KERNEL_MINUTES_PER_DAY,
     },
     databaseLimits: {
       queryTimeoutMs: e.TALLY_QUERY_TIMEOUT_MS,

@@ -68,6 +68,7 @@ export async function consoleCommand(command: 'demo' | 'chat', words: string[]):
         llm,
         post: (key, post) => adapter.post(key, post),
         say: print,
+        sweepRetention: interactive,
       });
       adapter.onInbound((inbound) => tally.router.handle(inbound));
       try {

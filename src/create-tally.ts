@@ -12,6 +12,9 @@ import { loadTelco } from '../telco_data/index.js';
 import { Agent } from './agent/agent.js';
 import { loadPlaybooks, parsePlaybook } from './agent/playbooks.js';
 import { loadStagePrompts } from './agent/stage-prompts.js';
+import { StoredAuditTrail } from './audit/audit-trail.js';
+import { auditedLlm } from './audit/audited-llm.js';
+import { DailyBudgets } from './budget/daily-budgets.js';
 import { approvalModeFor, type Config } from './config.js';
 import { checkAccount, databaseVariable, describeFinding } from './db/account-check.js';
 import { measuredDatabase } from './db/measured-database.js';
@@ -24,15 +27,21 @@ import { PrometheusMetrics } from './ops/prometheus-metrics.js';
 import { checkReadiness, databaseCheck, engineCheck, modelCheck, storeCheck } from './ops/readiness.js';
 import { AccessPolicy, requirePseudonymSecret } from './policy/access-policy.js';
 import { loadPolicy } from './policy/policy-file.js';
+import type { AuditTrail } from './ports/audit.js';
 import type { Post, TallyDirectory, ThreadKey } from './ports/chat.js';
+import { type Clock, SYSTEM_CLOCK } from './ports/clock.js';
 import type { Database } from './ports/database.js';
 import type { LlmClient } from './ports/llm.js';
 import { type Metrics, NO_METRICS } from './ports/metrics.js';
 import type { Sandbox } from './ports/sandbox.js';
 import type { Store } from './ports/store.js';
+import { watchForgottenKernels } from './retention/forgotten-kernels.js';
+import { RetentionSweeper } from './retention/retention-sweep.js';
+import { actorOf } from './sessions/message-turn.js';
 import { sessionDirectory } from './sessions/session-directory.js';
 import { SessionKernels } from './sessions/session-kernel.js';
 import { SessionRouter } from './sessions/session-router.js';
+import type { AuditLog } from './store/audit-log.js';
 import { createStore } from './store/create-store.js';
 
 export interface Tally {
@@ -44,6 +53,12 @@ export interface Tally {
   policy: AccessPolicy | undefined;
   sandbox: Sandbox;
   store: Store;
+  /** Every data access and model request (TALLY_AUDIT_RETENTION_DAYS). */
+  audit: AuditTrail;
+  auditLog: AuditLog;
+  budgets: DailyBudgets;
+  /** The retention sweep, when this process runs it (`sweepRetention`). */
+  retention: RetentionSweeper | undefined;
   metrics: PrometheusMetrics;
   /** /healthz, /readyz and /metrics, when a port is configured (TALLY_HTTP_PORT). */
   ops: OpsServer | undefined;
@@ -64,9 +79,21 @@ export interface CreateTallyOptions {
   warnWithoutPolicy?: boolean;
   /** Stop when a database account can do more than read, unless TALLY_REQUIRE_READONLY says otherwise. Default false. */
   requireReadonly?: boolean;
+  /**
+   * Run the retention sweep every TALLY_RETENTION_SWEEP_MINUTES (once across replicas) and drop the kernels of
+   * threads `tally forget` deleted: the long-running commands. Default false.
+   */
+  sweepRetention?: boolean;
+  /** The clock of the sweep, the budgets and the audit. Default the system's; tests move a fake one. */
+  clock?: Clock;
 }
 
-export function createSandbox(config: Config, logger: Logger, metrics: Metrics = NO_METRICS): Promise<DockerSandbox> {
+export function createSandbox(
+  config: Config,
+  logger: Logger,
+  metrics: Metrics = NO_METRICS,
+  onCell: (durationMs: number) => void = () => {},
+): Promise<DockerSandbox> {
   return DockerSandbox.start({
     docker: new Docker(config.docker),
     image: config.sandbox.image ?? sandboxImageTag(),
@@ -79,7 +106,10 @@ export function createSandbox(config: Config, logger: Logger, metrics: Metrics =
     maxConcurrentStarts: config.sandbox.startConcurrency,
     diskMb: config.sandbox.diskMb,
     onKernelStart: (durationMs, ok) => metrics.kernelStarted(durationMs, ok),
-    onCell: (durationMs) => metrics.cellRan(durationMs),
+    onCell: (durationMs) => {
+      metrics.cellRan(durationMs);
+      onCell(durationMs);
+    },
     idleTtlMs: config.sandbox.idleTtlMs,
     cellTimeoutMs: config.sandbox.cellTimeoutMs,
     outputLimitBytes: config.sandbox.outputLimitBytes,
@@ -177,9 +207,32 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     sqlitePath: join(config.home, 'state.db'),
     logger,
   });
-  sandbox = await createSandbox(config, logger, metrics);
+  const clock = options.clock ?? SYSTEM_CLOCK;
+  const auditLog = store.auditLog();
+  const audit = new StoredAuditTrail({ log: auditLog, clock, onRefusal: (reason) => metrics.refused(reason) });
+  const consoleUser = config.access.consoleUser;
+  const budgets = new DailyBudgets({
+    store,
+    clock,
+    defaults: config.budgets,
+    ...(policy ? { limitsFor: (inbound) => policy.budgetFor(inbound) } : {}),
+    personOf: (inbound) => actorOf(inbound, consoleUser).user,
+    metrics,
+  });
+  const charge = (spend: { tokens?: number; kernelMs?: number }) => {
+    const actor = audit.actor();
+    if (!actor) return;
+    budgets
+      .charge(actor.user, spend)
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not charge a budget'));
+  };
+  sandbox = await createSandbox(config, logger, metrics, (kernelMs) => charge({ kernelMs }));
   const agent = new Agent({
-    llm: measuredLlm(options.llm, metrics),
+    llm: auditedLlm(measuredLlm(options.llm, metrics), {
+      audit,
+      endpoint: endpointOf(config.llm.baseUrl),
+      onTokens: (_actor, tokens) => charge({ tokens }),
+    }),
     databases,
     prompts,
     stageModels: config.llm.stageModels,
@@ -199,6 +252,9 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     playbookDir: config.review.playbookDir,
     maxUploadBytes: config.review.maxUploadBytes,
     ...(policy ? { access: policy } : {}),
+    audit,
+    budgets,
+    consoleUser,
     lockTtlMs: config.operations.lockTtlMs,
     metrics,
     onPlaybookSaved: async (path) => agent.addPlaybook(parsePlaybook(path, await readFile(path, 'utf8'))),
@@ -221,6 +277,24 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
             ]),
           logger,
         });
+  const retention = options.sweepRetention
+    ? new RetentionSweeper({
+        store,
+        auditLog,
+        audit,
+        sandbox,
+        clock,
+        ...config.retention,
+        home: config.home,
+        instance: config.instance,
+        metrics,
+        logger: logger.child({ component: 'retention' }),
+      })
+    : undefined;
+  retention?.start();
+  const stopWatchingForgotten = options.sweepRetention
+    ? watchForgottenKernels({ store, sandbox, clock, logger: logger.child({ component: 'retention' }) })
+    : () => {};
   const directory = sessionDirectory({
     store,
     databases,
@@ -235,9 +309,15 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     policy,
     sandbox,
     store,
+    audit,
+    auditLog,
+    budgets,
+    retention,
     metrics,
     ops,
     async close() {
+      stopWatchingForgotten();
+      await retention?.stop();
       await router.idle();
       await engine.close();
       await Promise.all(databases.map((database) => database.close()));
@@ -248,3 +328,16 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
 }
 
 const NO_KERNELS = { live: 0, pooled: 0, starting: 0, waiting: 0, parked: 0 };
+
+/** Where model requests go, as the audit records it: without a user or password in the URL. */
+function endpointOf(baseUrl: string | undefined): string {
+  if (!baseUrl) return 'none (recorded script)';
+  try {
+    const url = new URL(baseUrl);
+    url.username = '';
+    url.password = '';
+    return url.toString();
+  } catch {
+    return 'unparsable LLM_BASE_URL';
+  }
+}

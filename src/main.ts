@@ -6,6 +6,7 @@
 import { Readable } from 'node:stream';
 import { ConsoleAdapter } from '../adapters/console/console-adapter.js';
 import { askCommand } from './ask/ask-command.js';
+import { auditCommand } from './audit/audit-command.js';
 import { COMMAND_USAGE, commandUsage, usage, version, wantsHelp } from './cli-usage.js';
 import { consoleCommand } from './console-command.js';
 import { AppError } from './errors.js';
@@ -13,6 +14,7 @@ import { evalCommand } from './eval/eval-command.js';
 import { exitCodeOf } from './exit-codes.js';
 import { exportTrainingCommand } from './export-training-command.js';
 import { policyCommand } from './policy/policy-command.js';
+import { forgetCommand } from './retention/forget-command.js';
 import { schedulesCommand } from './schedules/schedules-command.js';
 import { serveCommand } from './serve-command.js';
 
@@ -57,6 +59,10 @@ async function main(argv: string[]): Promise<number> {
       return schedulesCommand(rest);
     case 'policy':
       return policyCommand(rest, print);
+    case 'audit':
+      return auditCommand(rest, print);
+    case 'forget':
+      return forgetCommand(rest, print);
     case 'ask':
       return askCommand(rest, {
         env: process.env,

@@ -40,6 +40,7 @@ export async function serveChat<A extends ChatAdapter>(
   let adapter: A | undefined;
   const tally = await createTally({
     warnWithoutPolicy: true,
+    sweepRetention: true,
     ...options,
     post: (threadKey, post) => {
       if (!adapter) throw new Error('the chat adapter is not ready');

@@ -73,6 +73,10 @@ export class PrometheusMetrics implements Metrics {
   private readonly modelTokens: Counter<'kind'>;
   private readonly extractionRows: Counter;
   private readonly errors: Counter<'code'>;
+  private readonly refusals: Counter<'reason'>;
+  private readonly sweptItems: Counter<'what'>;
+  private readonly sweeps: Counter<'result'>;
+  private readonly spending: Counter<'resource'>;
 
   constructor(options: PrometheusMetricsOptions = {}) {
     const registers = [this.registry];
@@ -140,6 +144,31 @@ export class PrometheusMetrics implements Metrics {
       registers,
     });
 
+    this.refusals = new Counter({
+      name: 'tally_refusals_total',
+      help: 'Accesses refused (and audited), by reason: access policy, sql guard, budget, file type, file size.',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.sweptItems = new Counter({
+      name: 'tally_retention_deleted_total',
+      help: 'What the retention sweep deleted, by kind: threads, audit records, files, inbox entries.',
+      labelNames: ['what'],
+      registers,
+    });
+    this.sweeps = new Counter({
+      name: 'tally_retention_sweeps_total',
+      help: 'Retention sweeps, by result: done here, skipped (another replica had it), failed.',
+      labelNames: ['result'],
+      registers,
+    });
+    this.spending = new Counter({
+      name: 'tally_budget_spent_total',
+      help: 'What people spent against their daily budgets, by resource: model tokens, kernel seconds.',
+      labelNames: ['resource'],
+      registers,
+    });
+
     // Known label values start at 0, so rate() and alerts see a series before its first event.
     for (const end of TURN_ENDS) {
       this.turns.inc({ end }, 0);
@@ -152,6 +181,9 @@ export class PrometheusMetrics implements Metrics {
     }
     this.modelTokens.inc({ kind: 'prompt' }, 0);
     this.modelTokens.inc({ kind: 'completion' }, 0);
+    for (const reason of ['access policy', 'sql guard', 'budget']) this.refusals.inc({ reason }, 0);
+    for (const result of ['done', 'skipped', 'failed']) this.sweeps.inc({ result }, 0);
+    for (const resource of ['tokens', 'kernel seconds']) this.spending.inc({ resource }, 0);
 
     if (options.sandboxStats) this.registerSandboxGauges(options.sandboxStats);
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
@@ -193,6 +225,22 @@ export class PrometheusMetrics implements Metrics {
 
   errorSeen(code: string): void {
     this.errors.inc({ code });
+  }
+
+  refused(reason: string): void {
+    this.refusals.inc({ reason });
+  }
+
+  swept(what: string, count: number): void {
+    if (isAmount(count)) this.sweptItems.inc({ what }, count);
+  }
+
+  sweepEnded(result: 'done' | 'skipped' | 'failed'): void {
+    this.sweeps.inc({ result });
+  }
+
+  spent(resource: 'tokens' | 'kernel seconds', amount: number): void {
+    if (isAmount(amount)) this.spending.inc({ resource }, amount);
   }
 
   /** Every metric of this instance in the Prometheus text format; reads `sandboxStats` now. */

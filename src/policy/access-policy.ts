@@ -15,7 +15,7 @@ import {
 } from '../ports/access.js';
 import type { Inbound, Viewer } from '../ports/chat.js';
 import type { Database } from '../ports/database.js';
-import { type Access, type Principal, resolveAccess } from './access.js';
+import { type Access, type Principal, resolveAccess, setMatches } from './access.js';
 import { pseudonymKey } from './masked-view.js';
 import { policedDatabase } from './policed-database.js';
 import type { Policy } from './policy-file.js';
@@ -57,6 +57,30 @@ export class AccessPolicy implements AccessControl {
       await onUsed(structuredClone(widened));
     };
     return { databases: this.databasesFor(access, onRead) };
+  }
+
+  /** The daily budgets the policy's `budgets` give the sender (the largest of each), if any applies. */
+  budgetFor(
+    inbound: Pick<Inbound, 'threadKey' | 'user' | 'place'>,
+  ): { tokensPerDay?: number; kernelMinutesPerDay?: number } | undefined {
+    const principal = principalOf(inbound, this.consoleUser);
+    const rules = this.policy.budgets.filter((rule) =>
+      rule.to.some((name) => {
+        const set = this.policy.principals[name];
+        return set !== undefined && setMatches(set, principal).length > 0;
+      }),
+    );
+    if (rules.length === 0) return undefined;
+    const largest = (values: Array<number | undefined>) => {
+      const given = values.filter((value): value is number => value !== undefined);
+      return given.length > 0 ? Math.max(...given) : undefined;
+    };
+    const tokensPerDay = largest(rules.map((rule) => rule.tokens_per_day));
+    const kernelMinutesPerDay = largest(rules.map((rule) => rule.kernel_minutes_per_day));
+    return {
+      ...(tokensPerDay === undefined ? {} : { tokensPerDay }),
+      ...(kernelMinutesPerDay === undefined ? {} : { kernelMinutesPerDay }),
+    };
   }
 
   mayView(viewer: Viewer, used: UsedGrants | undefined): boolean {

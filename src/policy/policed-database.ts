@@ -13,6 +13,7 @@ import type {
   ExtractOptions,
   Provenance,
   QueryOptions,
+  StatementAccess,
   TableDescription,
   TableInfo,
 } from '../ports/database.js';
@@ -97,7 +98,7 @@ export function policedDatabase(inner: Database, options: PolicedDatabaseOptions
     return { statement, read: verdict };
   }
 
-  async function reported(read: StatementRead): Promise<void> {
+  async function reported(read: StatementRead): Promise<StatementAccess> {
     const reads: TableRead[] = [
       ...read.tables.map(({ table, columns }) => ({
         database: inner.name,
@@ -107,6 +108,17 @@ export function policedDatabase(inner: Database, options: PolicedDatabaseOptions
       ...read.others.map((table) => ({ database: inner.name, table, columns: {} })),
     ];
     if (reads.length > 0) await options.onRead?.(reads);
+    return {
+      tables: reads.map((entry) => entry.table),
+      columns: read.tables.flatMap(({ table, columns }) =>
+        columns.filter((column) => column.access !== 'denied').map((column) => `${table}.${column.name}`),
+      ),
+      masked: read.tables.flatMap(({ table, columns }) =>
+        columns
+          .filter((column) => column.access === 'hash' || column.access === 'redact')
+          .map((column) => `${table}.${column.name} (${column.access})`),
+      ),
+    };
   }
 
   /**
@@ -157,8 +169,7 @@ export function policedDatabase(inner: Database, options: PolicedDatabaseOptions
       const { statement, read } = await prepare(sql);
       try {
         const result = await inner.query(statement, queryOptions);
-        await reported(read);
-        return result;
+        return { ...result, access: await reported(read) };
       } catch (error) {
         throw scrubbed(error, statement !== sql);
       }
@@ -175,8 +186,7 @@ export function policedDatabase(inner: Database, options: PolicedDatabaseOptions
           ...extractOptions,
           described: { sql, masked },
         });
-        await reported(read);
-        return provenance;
+        return { ...provenance, access: await reported(read) };
       } catch (error) {
         throw scrubbed(error, statement !== sql);
       }

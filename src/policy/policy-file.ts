@@ -52,17 +52,28 @@ const grant = z
   })
   .strict();
 
+/** Daily budgets for some sets, instead of TALLY_BUDGET_*: a person in several gets the largest of each. */
+const budget = z
+  .object({
+    to: z.array(z.string().min(1)).min(1),
+    tokens_per_day: z.coerce.number().int().positive().optional(),
+    kernel_minutes_per_day: z.coerce.number().positive().optional(),
+  })
+  .strict();
+
 const policySchema = z
   .object({
     principals: z.record(z.string(), principalSet),
     databases: z.record(z.string().min(1), databasePolicy).default({}),
     grants: z.array(grant).default([]),
+    budgets: z.array(budget).default([]),
   })
   .strict();
 
 export type PrincipalSet = z.infer<typeof principalSet>;
 export type DatabasePolicy = z.infer<typeof databasePolicy>;
 export type Grant = z.infer<typeof grant>;
+export type BudgetRule = z.infer<typeof budget>;
 export type Policy = z.infer<typeof policySchema>;
 
 /** Reads and checks the policy file; `databases`: the configured database names, which grants must name. */
@@ -100,7 +111,7 @@ function describeIssue(path: ReadonlyArray<PropertyKey>, message: string): Polic
   const [section, key, ...rest] = parts;
   if (section === undefined) return { entry: '(file)', field: '', message };
   if (key === undefined) return { entry: section, field: '', message };
-  const entry = section === 'grants' ? `grants[${key}]` : `${section}.${key}`;
+  const entry = section === 'grants' || section === 'budgets' ? `${section}[${key}]` : `${section}.${key}`;
   return { entry, field: rest.join('.'), message };
 }
 
@@ -109,6 +120,7 @@ interface LoosePolicy {
   principals: Record<string, Record<string, unknown>>;
   databases: Record<string, { sensitive: Record<string, unknown>; showIn: unknown[] }>;
   grants: Array<{ to: unknown[]; database: unknown }>;
+  budgets: Array<{ to: unknown[] }>;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -132,6 +144,7 @@ function loose(raw: unknown): LoosePolicy {
       to: asArray(asObject(grant).to),
       database: asObject(grant).database,
     })),
+    budgets: asArray(file.budgets).map((entry) => ({ to: asArray(asObject(entry).to) })),
   };
 }
 
@@ -185,6 +198,13 @@ function crossCheck(policy: LoosePolicy, databases: readonly string[]): PolicyIs
     }
     for (const [position, set] of entry.to.entries()) {
       if (!sets.has(String(set))) issues.push({ entry: at, field: `to.${position}`, message: unknownSet(set) });
+    }
+  }
+  for (const [index, entry] of policy.budgets.entries()) {
+    for (const [position, set] of entry.to.entries()) {
+      if (!sets.has(String(set))) {
+        issues.push({ entry: `budgets[${index}]`, field: `to.${position}`, message: unknownSet(set) });
+      }
     }
   }
   return issues;

@@ -49,6 +49,15 @@ export interface QueryColumn {
   kind: ColumnKind;
 }
 
+/** What one statement read under the access policy, as the policed connector saw it (for the audit trail). */
+export interface StatementAccess {
+  tables: string[];
+  /** `table.column`. */
+  columns: string[];
+  /** `table.column (hash|redact)`. */
+  masked: string[];
+}
+
 export interface QueryResult {
   columns: QueryColumn[];
   /** Rows as arrays in column order; values as the driver gives them (decimals as strings). */
@@ -56,6 +65,8 @@ export interface QueryResult {
   /** More rows existed than `maxRows`. */
   truncated: boolean;
   elapsedMs: number;
+  /** Set under the access policy: what the statement read. The audit trail takes it off before anyone else sees it. */
+  access?: StatementAccess;
 }
 
 export interface QueryOptions {
@@ -113,6 +124,8 @@ export interface Provenance {
   extractedAt: string;
   /** Columns the access policy masked before the rows left the database. */
   masked?: MaskedColumn[];
+  /** Set under the access policy: what the statement read. The audit trail takes it off before anyone else sees it. */
+  access?: StatementAccess;
 }
 
 export interface Database {

@@ -19,6 +19,14 @@ export interface Metrics {
   rowsExtracted(rows: number): void;
   /** An infrastructure error reached a thread, by its code (AppError.code, or `UNEXPECTED`). */
   errorSeen(code: string): void;
+  /** An access was refused and audited, by reason (`access policy`, `sql guard`, `budget`, `file size`, …). */
+  refused(reason: string): void;
+  /** The retention sweep deleted `count` of `what` (`threads`, `audit records`, `files`, `inbox entries`). */
+  swept(what: string, count: number): void;
+  /** A retention sweep ended: it ran here, or another replica had it (`skipped`). */
+  sweepEnded(result: 'done' | 'skipped' | 'failed'): void;
+  /** What people spent against their daily budgets: model tokens, kernel seconds. */
+  spent(resource: 'tokens' | 'kernel seconds', amount: number): void;
 }
 
 export const NO_METRICS: Metrics = {
@@ -28,4 +36,8 @@ export const NO_METRICS: Metrics = {
   modelCalled: () => {},
   rowsExtracted: () => {},
   errorSeen: () => {},
+  refused: () => {},
+  swept: () => {},
+  sweepEnded: () => {},
+  spent: () => {},
 };

@@ -120,6 +120,11 @@ export interface Sandbox {
    * turn with other sessions' starts; a start that fails for a passing reason is retried).
    */
   acquire(sessionId: string, options?: AcquireOptions): Promise<Kernel>;
+  /**
+   * Disposes the session's kernel (container and workspace) if this process holds one, without starting
+   * one; resolves true when there was one. For deletion: its data must not outlive the request.
+   */
+  release(sessionId: string): Promise<boolean>;
   /** Disposes every kernel and the pool. */
   close(): Promise<void>;
 }

@@ -23,14 +23,33 @@ export interface Store {
    * Setting the key again without `ttlMs` keeps the new value for good.
    */
   set<T>(key: string, value: T, ttlMs?: number): Promise<void>;
-  delete(key: string): Promise<void>;
+  /** Forgets what is stored under `name`: its value and the list of that name, whichever exist. */
+  delete(name: string): Promise<void>;
+  /**
+   * Names of the values and lists that start with `prefix`, each once, in no particular order. Scans
+   * in batches (Redis SCAN), so it is safe on a busy store; names written meanwhile may be missed.
+   */
+  keys(prefix: string): Promise<string[]>;
   /**
    * Appends to an append-only list and returns its new length, which is also the item's position
    * plus one. Atomic: concurrent appends, from any replica, each land exactly once.
    */
   append<T>(list: string, item: T): Promise<number>;
-  /** Items of a list in order, from `from` (default 0), at most `limit` (default all). */
+  /**
+   * Items of a list in order, from position `from` (default 0), at most `limit` (default all).
+   * Positions are for good: after `trim`, `from` still means the same item (earlier ones read as gone).
+   */
   range<T>(list: string, from?: number, limit?: number): Promise<T[]>;
+  /**
+   * Drops a list's items before position `before`; the rest keep their positions, and appends go on
+   * numbering after the last one. Returns how many items were dropped.
+   */
+  trim(list: string, before: number): Promise<number>;
+  /**
+   * Removes every item equal to `item` (same JSON) and returns how many. For lists read whole (sets of
+   * names): positions after a removed item are no longer meaningful.
+   */
+  remove<T>(list: string, item: T): Promise<number>;
   /**
    * Runs `task` while holding the named lock; one holder at a time across every replica. Waiters
    * in one process run in arrival order, and a replica waiting on another one is let in at its next

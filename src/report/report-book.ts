@@ -11,6 +11,12 @@ export const reportKey = (threadKey: string) => `report:${threadKey}`;
 const figureKey = (threadKey: string, id: string) => `figure:${threadKey}:${id}`;
 const figureCounter = (threadKey: string) => `figures:${threadKey}`;
 
+/** What the report keeps of a thread: names, and prefixes of names (for the eraser). */
+export const reportNames = (threadKey: string) => ({
+  names: [reportKey(threadKey), figureCounter(threadKey)],
+  prefixes: [`figure:${threadKey}:`],
+});
+
 export class ReportBook {
   constructor(
     private readonly store: Store,

@@ -41,6 +41,12 @@ interface Begun {
   deferred?: boolean;
 }
 
+/** What the inbox keeps of a thread: names, and prefixes of names (for the eraser). */
+export const inboxNames = (threadKey: ThreadKey) => ({
+  names: [listKey(threadKey), doneKey(threadKey), begunKey(threadKey)],
+  prefixes: [`inbox-edit:${threadKey}:`],
+});
+
 const ALL = 'inbox:all';
 const CURSOR = 'inbox:all-cursor';
 const listKey = (threadKey: ThreadKey) => `inbox:${threadKey}`;
@@ -114,6 +120,26 @@ export class Inbox {
     await this.store.set<Begun>(begunKey(threadKey), { index: next.index, attempts: next.attempts, deferred: true });
   }
 
+  /**
+   * Drops the finished head of the list of every message (it only grows otherwise); positions stay, so
+   * the cursor stays right. Returns how many entries went.
+   */
+  async compact(): Promise<number> {
+    const cursor = (await this.store.get<number>(CURSOR)) ?? 0;
+    return cursor > 0 ? this.store.trim(ALL, cursor) : 0;
+  }
+
+  /** The messages of a thread, oldest first. */
+  items(threadKey: ThreadKey): Promise<InboxItem[]> {
+    return this.store.range<InboxItem>(listKey(threadKey));
+  }
+
+  /** Replaces a thread's messages (positions kept: replace, never drop). Call it holding the thread's lock. */
+  async rewrite(threadKey: ThreadKey, items: InboxItem[]): Promise<void> {
+    await this.store.delete(listKey(threadKey));
+    for (const item of items) await this.store.append(listKey(threadKey), item);
+  }
+
   /** Threads with unfinished messages, oldest first. */
   async unfinishedThreads(): Promise<ThreadKey[]> {
     const cursor = (await this.store.get<number>(CURSOR)) ?? 0;
@@ -122,7 +148,7 @@ export class Inbox {
     const unfinished = new Set<ThreadKey>();
     let finishedHead = 0;
     for (const entry of entries) {
-      if (!done.has(entry.threadKey)) done.set(entry.threadKey, await this.doneCount(entry.threadKey));
+      if (!done.has(entry.threadKey)) done.set(entry.threadKey, await this.finishedUpTo(entry.threadKey));
       if (entry.index < (done.get(entry.threadKey) ?? 0)) {
         if (unfinished.size === 0) finishedHead += 1;
       } else unfinished.add(entry.threadKey);
@@ -131,6 +157,13 @@ export class Inbox {
     // leaves the cursor further back than it could be.
     if (finishedHead > 0) await this.store.set(CURSOR, cursor + finishedHead);
     return [...unfinished];
+  }
+
+  /** How many of a thread's messages are finished; all of them when the thread was erased meanwhile. */
+  private async finishedUpTo(threadKey: ThreadKey): Promise<number> {
+    const done = await this.doneCount(threadKey);
+    const [pending] = await this.store.range<InboxItem>(listKey(threadKey), done, 1);
+    return pending ? done : Number.POSITIVE_INFINITY;
   }
 
   private async doneCount(threadKey: ThreadKey): Promise<number> {

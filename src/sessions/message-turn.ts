@@ -10,6 +10,8 @@ import { emptyConversation } from '../agent/conversation.js';
 import { describeSettings, parseSetCommand } from '../agent/settings.js';
 import type { Logger } from '../logger.js';
 import type { AccessControl } from '../ports/access.js';
+import { type AuditActor, type AuditTrail, NO_AUDIT } from '../ports/audit.js';
+import { type Budgets, budgetRefusal } from '../ports/budget.js';
 import type { Inbound, Post, ThreadKey } from '../ports/chat.js';
 import type { Database } from '../ports/database.js';
 import type { Kernel } from '../ports/sandbox.js';
@@ -47,6 +49,12 @@ export interface MessageTurnOptions extends ReportCommandOptions {
   maxUploadBytes: number;
   /** Who may read what (the access policy); absent: everyone reads every configured database. */
   access?: AccessControl;
+  /** Where data access and model requests are recorded. Default: nowhere. */
+  audit?: AuditTrail;
+  /** Daily budgets, checked before the agent or the kernel works for someone. Default: unlimited. */
+  budgets?: Budgets;
+  /** Who the console, `ask`, `eval` (threads not from Slack or Discord) work for. Default `console`. */
+  consoleUser?: string;
   logger: Logger;
 }
 
@@ -64,14 +72,35 @@ function queuedText(ahead: number): string {
   return `Starting your session's kernel: many threads started at once, ${place}.`;
 }
 
+/** Who a turn works for, as the audit records it and budgets charge: on the console, `ask` and `eval`, its user. */
+export function actorOf(inbound: Pick<Inbound, 'threadKey' | 'user' | 'place'>, consoleUser = 'console'): AuditActor {
+  const platform = inbound.threadKey.split(':', 1)[0] ?? 'unknown';
+  return {
+    user: platform === 'slack' || platform === 'discord' ? inbound.user.id : consoleUser,
+    platform,
+    thread: inbound.threadKey,
+    ...(inbound.place ? { channel: inbound.place.channel } : {}),
+  };
+}
+
 export class MessageTurns {
-  constructor(private readonly options: MessageTurnOptions) {}
+  private readonly audit: AuditTrail;
+
+  constructor(private readonly options: MessageTurnOptions) {
+    this.audit = options.audit ?? NO_AUDIT;
+  }
 
   /**
    * Runs the turn of `inbound`; `interrupted` says a turn on it began before and never finished.
    * Aborting `controller` stops it (with TurnInterruptedError as the reason, it is left unfinished).
+   * Everything it does is recorded on behalf of the sender.
    */
-  async run(inbound: Inbound, interrupted: boolean, controller: AbortController): Promise<void> {
+  run(inbound: Inbound, interrupted: boolean, controller: AbortController): Promise<void> {
+    const actor = actorOf(inbound, this.options.consoleUser);
+    return this.audit.within(actor, () => this.turn(inbound, interrupted, controller));
+  }
+
+  private async turn(inbound: Inbound, interrupted: boolean, controller: AbortController): Promise<void> {
     const { store } = this.options;
     const { threadKey } = inbound;
     const stored = await store.get<SessionRecord>(sessionKey(threadKey));
@@ -110,6 +139,8 @@ export class MessageTurns {
       emit,
       reviewers: this.options.reviewers,
       databases,
+      store,
+      audit: this.audit,
     };
     let stopping = false;
     try {
@@ -118,7 +149,9 @@ export class MessageTurns {
         interrupted && session.conversation.inTurn
           ? { kind: 'resume', resume: { kind: 'continue' } }
           : await this.dispatch(thread);
-      if (handled.kind !== 'done') await this.work(thread, handled, controller);
+      if (handled.kind !== 'done' && (interrupted || (await this.withinBudget(thread)))) {
+        await this.work(thread, handled, controller);
+      }
     } catch (error) {
       stopping = error instanceof TurnInterruptedError;
       throw error;
@@ -139,15 +172,25 @@ export class MessageTurns {
     emit: (post: Post) => Promise<void>,
   ): Promise<Database[] | undefined> {
     const { access } = this.options;
-    if (!access) return this.options.databases;
+    if (!access) return this.options.databases.map((database) => this.audit.watch(database));
     const granted = access.forMessage(inbound, session.grantsUsed, async (used) => {
       session.grantsUsed = used;
     });
     if ('refusal' in granted) {
+      await this.audit.record({ kind: 'message', decision: 'refused', reason: 'access policy', rule: granted.refusal });
       await emit({ kind: 'text', markdown: granted.refusal });
       return undefined;
     }
-    return granted.databases;
+    return granted.databases.map((database) => this.audit.watch(database));
+  }
+
+  /** Whether the sender has budget left for work; if not, the thread is told which ran out and when it resets. */
+  private async withinBudget(thread: ThreadContext): Promise<boolean> {
+    const verdict = (await this.options.budgets?.check(thread.inbound)) ?? { ok: true };
+    if (verdict.ok) return true;
+    await this.audit.record({ kind: 'message', decision: 'refused', reason: 'budget', rule: verdict.resource });
+    await thread.emit({ kind: 'text', markdown: budgetRefusal(verdict, Date.now()) });
+    return false;
   }
 
   /** Settings, report commands and decisions; what is left is work for the agent or the kernel. */
@@ -251,6 +294,7 @@ export class MessageTurns {
           kernel,
           store: this.options.store,
           record,
+          audit: this.audit,
         });
         for (const line of received.refused) await emit({ kind: 'error', text: `Not taken: ${line}` });
         if (received.delivered.length > 0) {

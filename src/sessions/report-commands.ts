@@ -9,6 +9,7 @@ import type { Database } from '../ports/database.js';
 import { exportReport } from '../report/export-report.js';
 import { draftPlaybook } from '../report/playbook-draft.js';
 import type { ReportDocument } from '../report/report-document.js';
+import { savedPlaybookKey } from './session-record.js';
 import { DONE, type Handled, mayDecide, type ThreadContext } from './thread-context.js';
 
 export interface ReportCommandOptions {
@@ -33,6 +34,12 @@ export async function exportThreadReport(thread: ThreadContext, options: ReportC
   }
   const files = exportReport(document);
   for (const file of files) {
+    await thread.audit.record({
+      kind: 'export',
+      decision: 'allowed',
+      file: file.path,
+      bytes: file.content.byteLength,
+    });
     await thread.emit({ kind: 'file', name: file.path, mime: file.mime, content: file.content, title: document.title });
   }
   const exported = files.map((file) => file.path).filter((path) => !path.includes('/'));
@@ -99,6 +106,7 @@ export async function decidePlaybook(
   await mkdir(options.playbookDir, { recursive: true });
   const path = join(options.playbookDir, draft.file);
   await writeFile(path, draft.markdown, { flag: 'wx' });
+  await thread.store.set(savedPlaybookKey(thread.inbound.threadKey), path);
   await options.onPlaybookSaved(path);
   await thread.emit({
     kind: 'text',

@@ -6,9 +6,7 @@
 import type { Database } from '../ports/database.js';
 import type { AcquireOptions, Kernel, Sandbox } from '../ports/sandbox.js';
 import type { Store } from '../ports/store.js';
-import { type JournalEntry, journalKey } from './session-record.js';
-
-const journalStartKey = (threadKey: string) => `journal-start:${threadKey}`;
+import { type JournalEntry, journalKey, journalStartKey } from './session-record.js';
 
 export interface RestoredKernel {
   kernel: Kernel;

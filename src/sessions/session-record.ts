@@ -30,6 +30,14 @@ export type { KernelJournalEntry as JournalEntry } from '../agent/tool.js';
 export const sessionKey = (threadKey: ThreadKey) => `session:${threadKey}`;
 export const journalKey = (threadKey: ThreadKey) => `journal:${threadKey}`;
 export const lockName = (threadKey: ThreadKey) => `thread:${threadKey}`;
+/** Where the journal replays from after a reset. */
+export const journalStartKey = (threadKey: ThreadKey) => `journal-start:${threadKey}`;
+/** An edit of a message that had run, kept until Run again. */
+export const editedKey = (threadKey: ThreadKey, messageId: string) => `edited:${threadKey}:${messageId}`;
+/** A file shared in the thread, so a new kernel gets it back. */
+export const uploadKey = (threadKey: ThreadKey, name: string) => `upload:${threadKey}:${name}`;
+/** The playbook file saved from the thread's report, if any. */
+export const savedPlaybookKey = (threadKey: ThreadKey) => `playbook-of:${threadKey}`;
 
 export function newSession(threadKey: ThreadKey, owner: string, now: number): SessionRecord {
   return { threadKey, createdAt: now, owner, settings: DEFAULT_SETTINGS, conversation: emptyConversation() };

@@ -14,7 +14,7 @@ import { ACTION_IDS, type Inbound, type ThreadKey } from '../ports/chat.js';
 import { type Metrics, NO_METRICS, type TurnEnd } from '../ports/metrics.js';
 import { Inbox, type NextMessage } from './inbox.js';
 import { type MessageTurnOptions, MessageTurns, TurnInterruptedError } from './message-turn.js';
-import { lockName } from './session-record.js';
+import { editedKey, lockName } from './session-record.js';
 
 export interface SessionRouterOptions extends MessageTurnOptions {
   /** A thread's lock expires this long after its holder stops renewing it, in ms. Default 20 000. */
@@ -29,7 +29,6 @@ const THREAD_WAIT_MS = 6 * 60 * 60_000;
 /** A message whose turn was interrupted this often is given up on, so one bad message cannot loop. */
 const MAX_ATTEMPTS = 3;
 /** The text of an edit to a message that had run, kept for its Run again button. */
-const editedKey = (threadKey: ThreadKey, messageId: string) => `edited:${threadKey}:${messageId}`;
 
 export class SessionRouter {
   private readonly queues = new Map<ThreadKey, Promise<void>>();

@@ -6,9 +6,11 @@
  */
 
 import type { KernelJournalEntry } from '../agent/tool.js';
+import type { AuditTrail } from '../ports/audit.js';
 import type { SharedFile } from '../ports/chat.js';
 import type { Kernel } from '../ports/sandbox.js';
 import type { Store } from '../ports/store.js';
+import { uploadKey } from './session-record.js';
 
 const KINDS: Record<string, string> = {
   '.csv': 'CSV',
@@ -24,6 +26,8 @@ export interface ReceiveFilesOptions {
   kernel: () => Promise<Kernel>;
   store: Store;
   record: (entry: KernelJournalEntry) => Promise<void>;
+  /** Every file taken or refused is recorded. */
+  audit: Pick<AuditTrail, 'record'>;
 }
 
 export interface ReceivedFiles {
@@ -40,24 +44,31 @@ export async function receiveFiles(files: SharedFile[], options: ReceiveFilesOpt
     const name = safeName(file.name);
     const extension = /\.[^.]+$/.exec(name)?.[0]?.toLowerCase() ?? '';
     const kind = KINDS[extension];
+    const refuse = async (line: string, reason: string, bytes: number) => {
+      refused.push(line);
+      await options.audit.record({ kind: 'shared-file', decision: 'refused', reason, file: name, bytes });
+    };
     if (!kind) {
-      refused.push(`${file.name}: I only take CSV, TSV, Excel and JSON files.`);
+      await refuse(`${file.name}: I only take CSV, TSV, Excel and JSON files.`, 'file type', file.sizeBytes);
       continue;
     }
     if (file.sizeBytes > options.maxBytes) {
-      refused.push(`${file.name}: ${megabytes(file.sizeBytes)} is over the ${megabytes(options.maxBytes)} limit.`);
+      const line = `${file.name}: ${megabytes(file.sizeBytes)} is over the ${megabytes(options.maxBytes)} limit.`;
+      await refuse(line, 'file size', file.sizeBytes);
       continue;
     }
     const content = await file.download();
     if (content.byteLength > options.maxBytes) {
-      refused.push(`${file.name}: ${megabytes(content.byteLength)} is over the ${megabytes(options.maxBytes)} limit.`);
+      const line = `${file.name}: ${megabytes(content.byteLength)} is over the ${megabytes(options.maxBytes)} limit.`;
+      await refuse(line, 'file size', content.byteLength);
       continue;
     }
     const path = `uploads/${name}`;
-    const key = `upload:${options.threadKey}:${name}`;
+    const key = uploadKey(options.threadKey, name);
     await options.store.set(key, content.toString('base64'));
     await (await options.kernel()).writeFile(path, content);
     await options.record({ kind: 'file', path, key });
+    await options.audit.record({ kind: 'shared-file', decision: 'allowed', file: name, bytes: content.byteLength });
     delivered.push(`/inputs/${path} (${kind}, ${megabytes(content.byteLength)})`);
   }
   return { delivered, refused };

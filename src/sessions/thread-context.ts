@@ -1,7 +1,9 @@
 /** What the handlers of one inbound message share: the session, its report book and log, and the thread. */
 import type { Resume } from '../agent/agent.js';
+import type { AuditTrail } from '../ports/audit.js';
 import type { Inbound, Post } from '../ports/chat.js';
 import type { Database } from '../ports/database.js';
+import type { Store } from '../ports/store.js';
 import { mayReview } from '../report/report.js';
 import type { ReportBook } from '../report/report-book.js';
 import type { SessionLog } from './session-log.js';
@@ -15,8 +17,11 @@ export interface ThreadContext {
   emit: (post: Post) => Promise<void>;
   /** User ids who may decide besides the owner. */
   reviewers: readonly string[];
-  /** The databases the sender may read here (under the access policy, enforcing it). */
+  /** The databases the sender may read here (under the access policy, enforcing it, and audited). */
   databases: Database[];
+  store: Store;
+  /** Where exports and shared files are recorded. */
+  audit: AuditTrail;
 }
 
 /**

@@ -3,6 +3,7 @@
  */
 import type { Logger } from '../logger.js';
 import type { Store } from '../ports/store.js';
+import type { AuditLog } from './audit-log.js';
 import { RedisStore } from './redis-store.js';
 import { SqliteStore } from './sqlite-store.js';
 
@@ -22,7 +23,10 @@ export interface StoreOptions {
  * Opens the store. Throws StoreUnavailableError when Redis does not answer (it names REDIS_URL) or
  * the SQLite file cannot be opened (it names TALLY_HOME).
  */
-export async function createStore(options: StoreOptions): Promise<Store> {
+/** A store, and the audit trail kept beside it on the same connection. */
+export type StoreWithAudit = Store & { auditLog(): AuditLog };
+
+export async function createStore(options: StoreOptions): Promise<StoreWithAudit> {
   const logger = options.logger.child({ component: 'store' });
   if (options.redisUrl === undefined) return SqliteStore.open(options.sqlitePath, logger);
   return RedisStore.connect({

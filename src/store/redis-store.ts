@@ -1,10 +1,13 @@
 /**
  * The shared Store for several replicas: keyv (@keyv/redis) on Redis for values, a real Redis list
- * (RPUSH/LRANGE) for append-only lists, and a lock key taken with a Lua script and given back with a
+ * for append-only lists, and a lock key taken with a Lua script and given back with a
  * compare-and-delete, so only its owner can extend or delete it. Needs Redis 5 or newer.
  *
  * Keys: `<prefix>:kv:<key>`, `<prefix>:list:<list>`, `<prefix>:lock:<name>` and, while replicas
- * wait for a lock, `<prefix>:lock-waiters:<name>`.
+ * wait for a lock, `<prefix>:lock-waiters:<name>`. A list that was trimmed also has
+ * `<prefix>:list-base:<list>`, the count of items dropped from its front: a Redis index plus the base
+ * is the item's permanent position. Append, range and trim read the base in the same Lua script as
+ * the list, so a trim by another replica never shifts what they see.
  *
  * Connecting fails at once when Redis does not answer. Once connected, a lost connection is retried
  * for ever in the background while calls fail fast with StoreUnavailableError (no offline queue),
@@ -28,11 +31,38 @@ import Keyv from 'keyv';
 import { StoreUnavailableError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { LockOptions, Store } from '../ports/store.js';
+import type { AuditLog } from './audit-log.js';
 import { type LockBackend, LockRunner } from './lock-runner.js';
+import { RedisAuditLog } from './redis-audit-log.js';
 import { ACQUIRE_SCRIPT, EXTEND_SCRIPT, RELEASE_SCRIPT, STALE_WAITER_MS } from './redis-lock-scripts.js';
 import { checkRange, checkTtl, parseItem, serialiseItem } from './store-values.js';
 
-type RedisClient = ReturnType<typeof newClient>;
+/** The node-redis client the store connects (also used by the audit log on the same connection). */
+export type RedisClient = ReturnType<typeof newClient>;
+
+/** KEYS: list, base; ARGV: item. Returns the item's position plus one. */
+const APPEND_SCRIPT = `
+return redis.call('RPUSH', KEYS[1], ARGV[1]) + tonumber(redis.call('GET', KEYS[2]) or '0')
+`;
+
+/** KEYS: list, base; ARGV: from, limit (-1 for all). Positions before the base are gone. */
+const RANGE_SCRIPT = `
+local start = math.max(tonumber(ARGV[1]) - tonumber(redis.call('GET', KEYS[2]) or '0'), 0)
+local limit = tonumber(ARGV[2])
+local stop = -1
+if limit >= 0 then stop = start + limit - 1 end
+return redis.call('LRANGE', KEYS[1], start, stop)
+`;
+
+/** KEYS: list, base; ARGV: before. Drops items before that position; returns how many. */
+const TRIM_SCRIPT = `
+local base = tonumber(redis.call('GET', KEYS[2]) or '0')
+local dropped = math.min(tonumber(ARGV[1]) - base, redis.call('LLEN', KEYS[1]))
+if dropped <= 0 then return 0 end
+redis.call('LTRIM', KEYS[1], dropped, -1)
+redis.call('INCRBY', KEYS[2], dropped)
+return dropped
+`;
 
 const CONNECTION_ERRORS = [
   ClientClosedError,
@@ -59,6 +89,7 @@ export class RedisStore implements Store {
   private readonly keyv: Keyv;
   private readonly locks: LockRunner;
   private closed = false;
+  private auditTrail: RedisAuditLog | undefined;
 
   private constructor(
     private readonly client: RedisClient,
@@ -124,21 +155,60 @@ export class RedisStore implements Store {
     await this.call(() => this.keyv.set(key, value, ttlMs));
   }
 
-  async delete(key: string): Promise<void> {
-    await this.call(() => this.keyv.delete(key));
+  async delete(name: string): Promise<void> {
+    await this.call(async () => {
+      await this.client.del([this.key('list', name), this.key('list-base', name)]);
+      await this.keyv.delete(name);
+    });
+  }
+
+  async keys(prefix: string): Promise<string[]> {
+    const names = new Set<string>();
+    for (const kind of ['kv', 'list'] as const) {
+      const namespace = this.key(kind, '');
+      await this.call(async () => {
+        const match = `${escapeGlob(namespace + prefix)}*`;
+        for await (const batch of this.client.scanIterator({ MATCH: match, COUNT: 1000 })) {
+          for (const key of batch) names.add(key.slice(namespace.length));
+        }
+      });
+    }
+    return [...names];
   }
 
   async append<T>(list: string, item: T): Promise<number> {
     const text = serialiseItem(item);
-    return this.call(() => this.client.rPush(this.key('list', list), text));
+    const keys = [this.key('list', list), this.key('list-base', list)];
+    return Number(await this.call(() => this.client.eval(APPEND_SCRIPT, { keys, arguments: [text] })));
   }
 
   async range<T>(list: string, from = 0, limit?: number): Promise<T[]> {
     checkRange(from, limit);
     if (limit === 0) return [];
-    const to = limit === undefined ? -1 : from + limit - 1;
-    const items = await this.call(() => this.client.lRange(this.key('list', list), from, to));
+    const keys = [this.key('list', list), this.key('list-base', list)];
+    const items = (await this.call(() =>
+      this.client.eval(RANGE_SCRIPT, { keys, arguments: [String(from), String(limit ?? -1)] }),
+    )) as string[];
     return items.map((item) => parseItem<T>(item));
+  }
+
+  async trim(list: string, before: number): Promise<number> {
+    if (!(Number.isInteger(before) && before >= 0)) {
+      throw new RangeError(`trim 'before' must be a whole number >= 0, not ${before}`);
+    }
+    const keys = [this.key('list', list), this.key('list-base', list)];
+    return Number(await this.call(() => this.client.eval(TRIM_SCRIPT, { keys, arguments: [String(before)] })));
+  }
+
+  async remove<T>(list: string, item: T): Promise<number> {
+    const text = serialiseItem(item);
+    return this.call(() => this.client.lRem(this.key('list', list), 0, text));
+  }
+
+  /** The audit trail's stream on this connection (see audit-log.ts). */
+  auditLog(): AuditLog {
+    this.auditTrail ??= new RedisAuditLog(this.client, this.prefix, (operation) => this.call(operation));
+    return this.auditTrail;
   }
 
   withLock<T>(name: string, task: () => Promise<T>, options?: LockOptions): Promise<T> {
@@ -180,7 +250,7 @@ export class RedisStore implements Store {
     };
   }
 
-  private key(kind: 'list' | 'lock' | 'lock-waiters', name: string): string {
+  private key(kind: 'kv' | 'list' | 'list-base' | 'lock' | 'lock-waiters', name: string): string {
     return `${this.prefix}:${kind}:${name}`;
   }
 
@@ -229,6 +299,11 @@ async function withDeadline(timeoutMs: number, operation: () => Promise<void>): 
   } finally {
     timer.abort();
   }
+}
+
+/** Makes `text` match only itself in a SCAN MATCH pattern. */
+function escapeGlob(text: string): string {
+  return text.replace(/[*?[\]\\]/g, '\\$&');
 }
 
 function isConnectionError(error: unknown): boolean {

@@ -2,8 +2,10 @@
  * The embedded Store: keyv on a local SQLite file (`<TALLY_HOME>/state.db`, WAL mode), created on
  * first use. It serves one process by design; several replicas share Redis instead (REDIS_URL).
  *
- * Lists are rows `(list, seq, item)`; an append computes `seq = max + 1` inside one immediate
- * transaction, so appends stay atomic even from a second process. Locks are an in-process FIFO per
+ * Lists are rows `(list, seq, item)` where `seq` is the item's permanent position; an append takes
+ * the list's length inside one immediate transaction, so appends stay atomic even from a second
+ * process. Trimming deletes rows and records in `list_bases (list, base)` how far the list was
+ * trimmed, so a list trimmed empty goes on numbering where it stopped. Locks are an in-process FIFO per
  * name plus a lock row `(name, owner, expires)`: a second process on the same file waits for the
  * row like any other holder and, past `waitMs`, gets a LockTimeoutError that names the process
  * holding it, never silent interleaving. Rows left by dead processes on this host are cleared.
@@ -18,8 +20,10 @@ import Keyv from 'keyv';
 import { StoreUnavailableError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { LockOptions, Store } from '../ports/store.js';
+import type { AuditLog } from './audit-log.js';
 import { KeyvSqlite } from './keyv-sqlite.js';
 import { describeOwner, type LockBackend, LockRunner } from './lock-runner.js';
+import { SqliteAuditLog } from './sqlite-audit-log.js';
 import { checkRange, checkTtl, parseItem, serialiseItem } from './store-values.js';
 
 const BUSY_TIMEOUT_MS = 5_000;
@@ -29,7 +33,10 @@ export class SqliteStore implements Store {
   private readonly locks: LockRunner;
   private readonly statements;
   private readonly appendTransaction: Database.Transaction<(list: string, item: string) => number>;
+  private readonly trimTransaction: Database.Transaction<(list: string, before: number) => number>;
+  private readonly deleteListTransaction: Database.Transaction<(list: string) => void>;
   private closed = false;
+  private auditTrail: SqliteAuditLog | undefined;
 
   private constructor(
     private readonly database: Database.Database,
@@ -39,6 +46,7 @@ export class SqliteStore implements Store {
     database.exec(`
       CREATE TABLE IF NOT EXISTS list_items (list TEXT NOT NULL, seq INTEGER NOT NULL, item TEXT NOT NULL,
         PRIMARY KEY (list, seq)) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS list_bases (list TEXT PRIMARY KEY, base INTEGER NOT NULL) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS locks (name TEXT PRIMARY KEY, owner TEXT NOT NULL, expires INTEGER NOT NULL);
     `);
     this.keyv = new Keyv(new KeyvSqlite({ database }), {
@@ -48,12 +56,29 @@ export class SqliteStore implements Store {
       deserialize: (text) => JSON.parse(text),
     });
     this.statements = {
-      append: database.prepare<[string, string, string], { seq: number }>(
-        `INSERT INTO list_items (list, seq, item)
-         SELECT ?, coalesce(max(seq), -1) + 1, ? FROM list_items WHERE list = ? RETURNING seq`,
+      // One past the last position ever used: the last item, or the base when trimmed empty.
+      length: database.prepare<[string, string], { length: number }>(
+        `SELECT max(coalesce((SELECT max(seq) + 1 FROM list_items WHERE list = ?), 0),
+                    coalesce((SELECT base FROM list_bases WHERE list = ?), 0)) AS length`,
       ),
+      append: database.prepare<[string, number, string]>('INSERT INTO list_items (list, seq, item) VALUES (?, ?, ?)'),
       range: database.prepare<[string, number, number], { item: string }>(
         'SELECT item FROM list_items WHERE list = ? AND seq >= ? ORDER BY seq LIMIT ?',
+      ),
+      dropBefore: database.prepare<[string, number]>('DELETE FROM list_items WHERE list = ? AND seq < ?'),
+      raiseBase: database.prepare<[string, number]>(
+        `INSERT INTO list_bases (list, base) VALUES (?, ?)
+         ON CONFLICT (list) DO UPDATE SET base = max(base, excluded.base)`,
+      ),
+      remove: database.prepare<[string, string]>('DELETE FROM list_items WHERE list = ? AND item = ?'),
+      deleteItems: database.prepare<[string]>('DELETE FROM list_items WHERE list = ?'),
+      deleteBase: database.prepare<[string]>('DELETE FROM list_bases WHERE list = ?'),
+      // Names with a prefix form one run in key order: start there and stop at the first that lacks it.
+      valueNames: database.prepare<[string, number], { name: string }>(
+        'SELECT key AS name FROM keyv WHERE key >= ? AND (expires IS NULL OR expires > ?) ORDER BY key',
+      ),
+      listNames: database.prepare<[string], { name: string }>(
+        'SELECT DISTINCT list AS name FROM list_items WHERE list >= ? ORDER BY list',
       ),
       acquire: database.prepare<[string, string, number, number]>(
         `INSERT INTO locks (name, owner, expires) VALUES (?, ?, ?)
@@ -65,11 +90,21 @@ export class SqliteStore implements Store {
         'SELECT owner FROM locks WHERE name = ? AND expires > ?',
       ),
     };
-    // IMMEDIATE takes the write lock before reading max(seq), so two processes cannot read the same max.
+    // IMMEDIATE takes the write lock before reading the length, so two processes cannot read the same one.
     this.appendTransaction = database.transaction((list: string, item: string) => {
-      const row = this.statements.append.get(list, item, list);
-      if (row === undefined) throw new Error('append returned no row');
-      return row.seq + 1;
+      const seq = this.listLength(list);
+      this.statements.append.run(list, seq, item);
+      return seq + 1;
+    });
+    this.trimTransaction = database.transaction((list: string, before: number) => {
+      const base = Math.min(before, this.listLength(list));
+      const dropped = this.statements.dropBefore.run(list, before).changes;
+      if (base > 0) this.statements.raiseBase.run(list, base);
+      return dropped;
+    });
+    this.deleteListTransaction = database.transaction((list: string) => {
+      this.statements.deleteItems.run(list);
+      this.statements.deleteBase.run(list);
     });
     this.locks = new LockRunner(this.lockBackend(), logger, describeSqliteOwner);
   }
@@ -99,8 +134,26 @@ export class SqliteStore implements Store {
     await this.call(() => this.keyv.set(key, value, ttlMs));
   }
 
-  async delete(key: string): Promise<void> {
-    await this.call(() => this.keyv.delete(key));
+  async delete(name: string): Promise<void> {
+    await this.call(async () => {
+      await this.keyv.delete(name);
+      this.deleteListTransaction.immediate(name);
+    });
+  }
+
+  keys(prefix: string): Promise<string[]> {
+    return this.call(() => {
+      const names = new Set<string>();
+      for (const row of this.statements.valueNames.iterate(prefix, Date.now())) {
+        if (!row.name.startsWith(prefix)) break;
+        names.add(row.name);
+      }
+      for (const row of this.statements.listNames.iterate(prefix)) {
+        if (!row.name.startsWith(prefix)) break;
+        names.add(row.name);
+      }
+      return [...names];
+    });
   }
 
   async append<T>(list: string, item: T): Promise<number> {
@@ -114,6 +167,24 @@ export class SqliteStore implements Store {
     return rows.map((row) => parseItem<T>(row.item));
   }
 
+  async trim(list: string, before: number): Promise<number> {
+    if (!(Number.isInteger(before) && before >= 0)) {
+      throw new RangeError(`trim 'before' must be a whole number >= 0, not ${before}`);
+    }
+    return this.call(() => this.trimTransaction.immediate(list, before));
+  }
+
+  async remove<T>(list: string, item: T): Promise<number> {
+    const text = serialiseItem(item);
+    return this.call(() => this.statements.remove.run(list, text).changes);
+  }
+
+  /** The audit trail's table in this file (see audit-log.ts). */
+  auditLog(): AuditLog {
+    this.auditTrail ??= new SqliteAuditLog(this.database);
+    return this.auditTrail;
+  }
+
   withLock<T>(name: string, task: () => Promise<T>, options?: LockOptions): Promise<T> {
     return this.locks.run(name, task, options);
   }
@@ -123,6 +194,10 @@ export class SqliteStore implements Store {
     this.closed = true;
     this.locks.close(this.closedError());
     this.database.close();
+  }
+
+  private listLength(list: string): number {
+    return this.statements.length.get(list, list)?.length ?? 0;
   }
 
   private lockBackend(): LockBackend {

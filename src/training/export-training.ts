@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Store } from '../ports/store.js';
 import type { Report } from '../report/report.js';
 import { reportKey } from '../report/report-book.js';
@@ -25,6 +25,12 @@ export interface TrainingExport {
   preferencesPath: string;
 }
 
+/**
+ * Every file an export wrote, so deletion on request can write them again without what went, and
+ * retention can remove them when they are old.
+ */
+export const TRAINING_EXPORTS = 'training-exports';
+
 /** Where the preference pairs of an export to `outPath` go: `<outPath without .jsonl>.preferences.jsonl`. */
 export const preferencesPathFor = (outPath: string) => `${outPath.replace(/\.jsonl$/, '')}.preferences.jsonl`;
 
@@ -32,7 +38,10 @@ export const preferencesPathFor = (outPath: string) => `${outPath.replace(/\.jso
 export async function exportTraining(
   store: Store,
   outPath: string,
-  options: TrainingOptions = {},
+  options: TrainingOptions & {
+    /** Remember the file for deletion and retention (`training-exports`). Default true. */
+    record?: boolean;
+  } = {},
 ): Promise<TrainingExport> {
   const sessions: TrainingSession[] = [];
   for (const threadKey of await listSessions(store)) {
@@ -44,6 +53,7 @@ export async function exportTraining(
   const preferencesPath = preferencesPathFor(outPath);
   await writeJsonLines(outPath, examples);
   await writeJsonLines(preferencesPath, preferences);
+  if (options.record !== false) await store.append(TRAINING_EXPORTS, resolve(outPath));
   return {
     sessions: sessions.length,
     examples: examples.length,

@@ -190,6 +190,125 @@ describe.each([sqliteBackend(), redisBackend()])('Store contract on $name', (bac
     });
   });
 
+  describe('trim, remove, delete and keys', () => {
+    const cells = async (instance: Store, list: string, from?: number, limit?: number) =>
+      (await instance.range<{ cell: number }>(list, from, limit)).map((item) => item.cell);
+
+    it('trims the front of a list and keeps the positions of the rest', async () => {
+      for (let cell = 0; cell < 10; cell++) await store.append('trimmed', { cell });
+      expect(await store.trim('trimmed', 4)).toBe(4);
+      expect(await cells(store, 'trimmed')).toEqual([4, 5, 6, 7, 8, 9]);
+      expect(await cells(store, 'trimmed', 6)).toEqual([6, 7, 8, 9]);
+      expect(await cells(store, 'trimmed', 4, 2)).toEqual([4, 5]);
+      // Positions before the trim point are gone: a page from 0 starts at the first item left.
+      expect(await cells(store, 'trimmed', 0, 2)).toEqual([4, 5]);
+      expect(await store.append('trimmed', { cell: 10 })).toBe(11);
+      expect(await cells(store, 'trimmed', 10)).toEqual([10]);
+      // Trimming again to the same point, or an earlier one, drops nothing and moves nothing.
+      expect(await store.trim('trimmed', 4)).toBe(0);
+      expect(await store.trim('trimmed', 1)).toBe(0);
+      expect(await cells(store, 'trimmed', 5, 1)).toEqual([5]);
+      expect(await store.trim('trimmed', 7)).toBe(3);
+      expect(await cells(store, 'trimmed')).toEqual([7, 8, 9, 10]);
+      expect(await cells(store, 'trimmed', 9)).toEqual([9, 10]);
+      await expect(store.trim('trimmed', -1)).rejects.toThrow(RangeError);
+      await expect(store.trim('trimmed', 1.5)).rejects.toThrow(RangeError);
+    });
+
+    it('goes on numbering after the last item when a list is trimmed empty', async () => {
+      for (let cell = 0; cell < 3; cell++) await store.append('emptied', { cell });
+      expect(await store.trim('emptied', 100)).toBe(3);
+      expect(await store.range('emptied')).toEqual([]);
+      expect(await store.trim('emptied', 100)).toBe(0);
+      expect(await store.append('emptied', { cell: 3 })).toBe(4);
+      expect(await cells(store, 'emptied')).toEqual([3]);
+      expect(await cells(store, 'emptied', 3)).toEqual([3]);
+      expect(await cells(store, 'emptied', 4)).toEqual([]);
+      expect(await store.trim('nothing-to-trim', 5)).toBe(0);
+      expect(await store.append('nothing-to-trim', { cell: 0 })).toBe(1);
+    });
+
+    it('sees a trim made by another instance (another replica) at the same positions', async () => {
+      const other = await open();
+      for (let cell = 0; cell < 5; cell++) await store.append('trimmed-elsewhere', { cell });
+      expect(await other.trim('trimmed-elsewhere', 3)).toBe(3);
+      expect(await cells(store, 'trimmed-elsewhere')).toEqual([3, 4]);
+      expect(await cells(store, 'trimmed-elsewhere', 4)).toEqual([4]);
+      expect(await store.append('trimmed-elsewhere', { cell: 5 })).toBe(6);
+      expect(await other.append('trimmed-elsewhere', { cell: 6 })).toBe(7);
+      expect(await cells(other, 'trimmed-elsewhere', 5)).toEqual([5, 6]);
+      expect(await store.trim('trimmed-elsewhere', 3)).toBe(0);
+    });
+
+    it('removes every item with the same JSON, and only those', async () => {
+      const items = ['a', 'b', 'a', { x: 1, y: [2] }, 1, '1', 'c'];
+      for (const item of items) await store.append('names', item);
+      expect(await store.remove('names', 'a')).toBe(2);
+      expect(await store.range('names')).toEqual(['b', { x: 1, y: [2] }, 1, '1', 'c']);
+      expect(await store.remove('names', { x: 1, y: [2] })).toBe(1);
+      expect(await store.remove('names', 1)).toBe(1);
+      expect(await store.range('names')).toEqual(['b', '1', 'c']);
+      expect(await store.remove('names', 'a')).toBe(0);
+      expect(await store.remove('no-such-list', 'a')).toBe(0);
+      await expect(store.remove('names', undefined)).rejects.toThrow(TypeError);
+    });
+
+    it('deletes the value and the list of the same name, trim point included', async () => {
+      await store.set('both', { state: 'open' });
+      for (let cell = 0; cell < 4; cell++) await store.append('both', { cell });
+      await store.trim('both', 2);
+      await store.set('both-other', 'kept');
+      await store.append('both-other', 'kept');
+      await store.delete('both');
+      expect(await store.get('both')).toBeUndefined();
+      expect(await store.range('both')).toEqual([]);
+      expect(await store.keys('both')).toEqual(['both-other']);
+      // A list deleted after a trim starts again from position 0.
+      expect(await store.append('both', { cell: 0 })).toBe(1);
+      expect(await store.get('both-other')).toBe('kept');
+      expect(await store.range('both-other')).toEqual(['kept']);
+      await store.append('list-only', 1);
+      await store.delete('list-only');
+      expect(await store.range('list-only')).toEqual([]);
+    });
+
+    it('lists the names of values and lists that start with a prefix, each once', async () => {
+      await store.set('keys:a', 1);
+      await store.set('keys:b', 2, 60_000);
+      await store.append('keys:b', 'a list and a value of one name');
+      await store.append('keys:c', 'a list');
+      await store.append('keys:trimmed', 'first');
+      await store.append('keys:trimmed', 'second');
+      await store.trim('keys:trimmed', 1);
+      await store.append('keys:emptied', 'gone');
+      await store.trim('keys:emptied', 1);
+      await store.set('keys:expired', 1, 100);
+      await store.set('other:keys:a', 1);
+      await store.set('keys', 1);
+      await store.set('keyz:a', 1);
+      await sleep(300);
+      const names = await store.withLock('keys:locked', () => store.keys('keys:'));
+      expect(names.sort()).toEqual(['keys:a', 'keys:b', 'keys:c', 'keys:trimmed']);
+      expect((await store.keys('keys:t')).sort()).toEqual(['keys:trimmed']);
+      expect(await store.keys('keys:none')).toEqual([]);
+      expect(await store.keys('')).toEqual(expect.arrayContaining(['keys:a', 'keys', 'keyz:a', 'other:keys:a']));
+    });
+
+    it('matches a prefix literally, glob characters included', async () => {
+      await store.set('glob*[x]?\\tail', 1);
+      await store.append('glob*[x]list', 1);
+      await store.set('globby', 1);
+      await store.set('glob*x', 1);
+      await store.set('glob?', 1);
+      await store.append('glob[x]', 1);
+      expect((await store.keys('glob*')).sort()).toEqual(['glob*[x]?\\tail', 'glob*[x]list', 'glob*x']);
+      expect((await store.keys('glob*[x]')).sort()).toEqual(['glob*[x]?\\tail', 'glob*[x]list']);
+      expect(await store.keys('glob*[x]?\\')).toEqual(['glob*[x]?\\tail']);
+      expect(await store.keys('glob[')).toEqual(['glob[x]']);
+      expect(await store.keys('glob?')).toEqual(['glob?']);
+    });
+  });
+
   describe('persistence', () => {
     it('keeps values and lists across close and reopen', async () => {
       const first = await open();
@@ -211,6 +330,8 @@ describe.each([sqliteBackend(), redisBackend()])('Store contract on $name', (bac
       expect(error).toBeInstanceOf(StoreUnavailableError);
       expect((error as AppError).code).toBe('STORE_UNAVAILABLE');
       await expect(closing.append('kept-list', 1)).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(closing.trim('kept-list', 1)).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(closing.keys('kept')).rejects.toBeInstanceOf(StoreUnavailableError);
       await expect(closing.withLock('closed', async () => 1)).rejects.toBeInstanceOf(StoreUnavailableError);
     });
   });

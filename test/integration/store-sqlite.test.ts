@@ -53,7 +53,7 @@ describe('SQLite store', () => {
     const database = inspect(path);
     expect(database.pragma('journal_mode', { simple: true })).toBe('wal');
     const tables = database.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
-    expect(tables).toEqual(['keyv', 'list_items', 'locks']);
+    expect(tables).toEqual(['keyv', 'list_bases', 'list_items', 'locks']);
   });
 
   it('fails with StoreUnavailableError naming TALLY_HOME when the path cannot be used', async () => {

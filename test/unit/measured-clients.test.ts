@@ -21,6 +21,10 @@ function recordingMetrics() {
     modelCalled: (durationMs, tokens, ok) => void calls.push(['modelCalled', durationMs, tokens, ok]),
     rowsExtracted: (rows) => void calls.push(['rowsExtracted', rows]),
     errorSeen: (code) => void calls.push(['errorSeen', code]),
+    refused: (reason) => void calls.push(['refused', reason]),
+    swept: (what, count) => void calls.push(['swept', what, count]),
+    sweepEnded: (result) => void calls.push(['sweepEnded', result]),
+    spent: (resource, amount) => void calls.push(['spent', resource, amount]),
   };
   return { metrics, calls };
 }

@@ -110,7 +110,21 @@ describe('a valid policy file', () => {
         },
         { to: ['analysts', 'data_room'], database: 'finance', tables: ['*'], raw: [] },
       ],
+      budgets: [],
     });
+  });
+
+  it('reads daily budgets per set, and names a budget that points at no set or has a bad figure', () => {
+    const principals = 'principals:\n  analysts: { slack_users: [U1] }\n';
+    const policy = parsePolicy(
+      `${principals}budgets:\n  - { to: [analysts], tokens_per_day: 500000, kernel_minutes_per_day: 90 }\n`,
+      'policy.yaml',
+      DATABASES,
+    );
+    expect(policy.budgets).toEqual([{ to: ['analysts'], tokens_per_day: 500000, kernel_minutes_per_day: 90 }]);
+    expect(
+      placesOf(`${principals}budgets:\n  - { to: [ghosts], tokens_per_day: -3 }\n  - { to: [analysts], coins: 1 }\n`),
+    ).toEqual(expect.arrayContaining(['budgets[0] | tokens_per_day', 'budgets[1] | ', 'budgets[0] | to.0']));
   });
 
   it('reads the same policy from JSON, by the file name ending in .json', async () => {

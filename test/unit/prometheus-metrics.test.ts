@@ -48,6 +48,10 @@ describe('PrometheusMetrics', () => {
       tally_kernels: 'GAUGE',
       tally_kernel_start_queue_length: 'GAUGE',
       tally_kernels_parked_total: 'COUNTER',
+      tally_refusals_total: 'COUNTER',
+      tally_retention_deleted_total: 'COUNTER',
+      tally_retention_sweeps_total: 'COUNTER',
+      tally_budget_spent_total: 'COUNTER',
     });
     for (const end of ['done', 'failed', 'deferred', 'interrupted']) {
       expect(value(families, 'tally_turns_total', { end })).toBe(0);
@@ -55,6 +59,9 @@ describe('PrometheusMetrics', () => {
     }
     expect(value(families, 'tally_kernel_starts_total', { result: 'failed' })).toBe(0);
     expect(value(families, 'tally_model_tokens_total', { kind: 'completion' })).toBe(0);
+    expect(value(families, 'tally_refusals_total', { reason: 'access policy' })).toBe(0);
+    expect(value(families, 'tally_retention_sweeps_total', { result: 'skipped' })).toBe(0);
+    expect(value(families, 'tally_budget_spent_total', { resource: 'tokens' })).toBe(0);
     // Node's process metrics keep their standard names, for stock dashboards.
     expect(families.map((f) => f.name)).toContain('process_cpu_seconds_total');
     expect(families.map((f) => f.name)).toContain('nodejs_eventloop_lag_seconds');

@@ -1,0 +1,81 @@
+/**
+ * A `Database` whose every statement and extraction leaves an audit record: the SQL as written, the
+ * tables (and, under the access policy, the columns and masks) it read, rows and bytes, or the
+ * refusal and the rule behind it. Listings and descriptions read no rows and are not recorded.
+ */
+import { readMysqlTableReferences } from '../db/mysql-table-references.js';
+import { SqlRejectedError } from '../errors.js';
+import type { AuditEvent, AuditTrail } from '../ports/audit.js';
+import type { Database, ExtractOptions, Provenance, QueryOptions, StatementAccess } from '../ports/database.js';
+import type { Kernel } from '../ports/sandbox.js';
+
+export function auditedDatabase(inner: Database, audit: Pick<AuditTrail, 'record'>): Database {
+  const base = (kind: 'query' | 'extract', sql: string) => ({ kind, database: inner.name, sql });
+
+  async function refused(kind: 'query' | 'extract', sql: string, error: unknown): Promise<never> {
+    if (error instanceof SqlRejectedError) {
+      const byPolicy = /access policy|granted/.test(error.reason);
+      await audit.record({
+        ...base(kind, sql),
+        ...tablesOf(sql),
+        decision: 'refused',
+        reason: byPolicy ? 'access policy' : 'sql guard',
+        rule: error.message,
+      });
+    }
+    throw error;
+  }
+
+  return {
+    get name() {
+      return inner.name;
+    },
+    get dialect() {
+      return inner.dialect;
+    },
+    listTables: () => inner.listTables(),
+    describeTable: (table: string) => inner.describeTable(table),
+    async query(sql: string, options?: QueryOptions) {
+      const { access, ...result } = await inner.query(sql, options).catch((error) => refused('query', sql, error));
+      await audit.record({
+        ...base('query', sql),
+        ...readOf(sql, access),
+        rows: result.rows.length,
+        bytes: Buffer.byteLength(JSON.stringify(result.rows)),
+        decision: 'allowed',
+      });
+      return result;
+    },
+    async extract(sql: string, kernel: Kernel, name: string, options?: ExtractOptions): Promise<Provenance> {
+      const { access, ...provenance } = await inner
+        .extract(sql, kernel, name, options)
+        .catch((error) => refused('extract', sql, error));
+      await audit.record({
+        ...base('extract', sql),
+        ...readOf(sql, access),
+        rows: provenance.rows,
+        bytes: provenance.bytes,
+        decision: 'allowed',
+      });
+      return provenance;
+    },
+    close: () => inner.close(),
+  };
+}
+
+/** What the policy saw the statement read; without a policy, the tables a parse of it names. */
+function readOf(sql: string, access: StatementAccess | undefined): Pick<AuditEvent, 'tables' | 'columns' | 'masked'> {
+  if (!access) return tablesOf(sql);
+  return {
+    tables: access.tables,
+    columns: access.columns,
+    ...(access.masked.length > 0 ? { masked: access.masked } : {}),
+  };
+}
+
+function tablesOf(sql: string): Pick<AuditEvent, 'tables'> {
+  const references = readMysqlTableReferences(sql);
+  if (!('tables' in references)) return {};
+  const names = references.tables.map(({ schema, table }) => (schema ? `${schema}.${table}` : table));
+  return { tables: [...new Set(names)] };
+}

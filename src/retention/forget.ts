@@ -1,0 +1,106 @@
+/**
+ * Deletion on request: `tally forget --user U` and `--thread T`. A thread goes whole (see
+ * `sessions/erase-thread.ts`), with the playbook saved from it; a person's threads go whole, and their
+ * messages in threads others started are emptied. Training exports written before are written again
+ * without what went, and replicas drop the kernels they hold for forgotten threads (`forgotten-kernels.ts`).
+ * The audit keeps one record that a deletion happened: who asked, the scope, counts; no content.
+ */
+import { access, rm } from 'node:fs/promises';
+import type { AuditTrail } from '../ports/audit.js';
+import type { ThreadKey } from '../ports/chat.js';
+import type { Sandbox } from '../ports/sandbox.js';
+import type { Store } from '../ports/store.js';
+import { eraseThread, scrubUser } from '../sessions/erase-thread.js';
+import { userSessionsKey } from '../sessions/session-directory.js';
+import { listSessions } from '../sessions/session-log.js';
+import { type SessionRecord, sessionKey } from '../sessions/session-record.js';
+import { exportTraining, TRAINING_EXPORTS } from '../training/export-training.js';
+import { FORGOTTEN_THREADS } from './forgotten-kernels.js';
+
+export interface ForgetOptions {
+  store: Store;
+  audit: AuditTrail;
+  /** Who asked (the operator running the command). */
+  requestedBy: string;
+  sandbox?: Pick<Sandbox, 'release'>;
+}
+
+export interface Forgotten {
+  threads: number;
+  /** Messages emptied in threads others started. */
+  messages: number;
+  entries: number;
+  playbooks: number;
+  trainingExports: number;
+}
+
+export async function forgetThread(threadKey: ThreadKey, options: ForgetOptions): Promise<Forgotten> {
+  const counts = emptyCounts();
+  await eraseOne(threadKey, options, counts);
+  counts.trainingExports = await rewriteTrainingExports(options.store);
+  await options.audit.record(deletionRecord('thread', threadKey, options.requestedBy, counts));
+  return counts;
+}
+
+export async function forgetUser(user: string, options: ForgetOptions): Promise<Forgotten> {
+  const { store } = options;
+  const counts = emptyCounts();
+  const theirs = new Set(await store.range<ThreadKey>(userSessionsKey(user)));
+  const others: ThreadKey[] = [];
+  for (const threadKey of await listSessions(store)) {
+    const session = await store.get<SessionRecord>(sessionKey(threadKey));
+    if (session?.owner === user) theirs.add(threadKey);
+    else if (!theirs.has(threadKey)) others.push(threadKey);
+  }
+  for (const threadKey of theirs) await eraseOne(threadKey, options, counts);
+  for (const threadKey of others) counts.messages += (await scrubUser(threadKey, user, store)).messages;
+  for (const name of [userSessionsKey(user), ...(await store.keys(`spend:${user}:`))]) {
+    await store.delete(name);
+    counts.entries += 1;
+  }
+  counts.trainingExports = await rewriteTrainingExports(store);
+  await options.audit.record(deletionRecord('user', user, options.requestedBy, counts));
+  return counts;
+}
+
+async function eraseOne(threadKey: ThreadKey, options: ForgetOptions, counts: Forgotten): Promise<void> {
+  const erased = await eraseThread(threadKey, {
+    store: options.store,
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+  });
+  if (!erased) return;
+  counts.threads += 1;
+  counts.entries += erased.entries;
+  if (erased.playbook) {
+    await rm(erased.playbook, { force: true });
+    counts.playbooks += 1;
+  }
+  await options.store.append(FORGOTTEN_THREADS, threadKey);
+}
+
+/** Training files written before are written again from what the store holds now; returns how many. */
+async function rewriteTrainingExports(store: Store): Promise<number> {
+  let rewritten = 0;
+  for (const path of new Set(await store.range<string>(TRAINING_EXPORTS))) {
+    if (!(await exists(path))) continue;
+    await exportTraining(store, path, { record: false });
+    rewritten += 1;
+  }
+  return rewritten;
+}
+
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
+const emptyCounts = (): Forgotten => ({ threads: 0, messages: 0, entries: 0, playbooks: 0, trainingExports: 0 });
+
+function deletionRecord(scope: 'user' | 'thread', target: string, requestedBy: string, counts: Forgotten) {
+  return {
+    kind: 'deletion' as const,
+    decision: 'allowed' as const,
+    deletion: { requestedBy, scope, target, counts: { ...counts } },
+  };
+}

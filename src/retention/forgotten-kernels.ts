@@ -1,0 +1,53 @@
+/**
+ * Kernels of forgotten threads: `tally forget` runs in its own process, while a service may hold a
+ * live kernel (container and workspace) of the thread. Forget lists the thread in `forgotten-threads`;
+ * every replica reads the list from where it last stopped and disposes the kernels it holds for them.
+ */
+import type { Logger } from '../logger.js';
+import type { Clock } from '../ports/clock.js';
+import type { Sandbox } from '../ports/sandbox.js';
+import type { Store } from '../ports/store.js';
+
+export const FORGOTTEN_THREADS = 'forgotten-threads';
+
+export interface ForgottenKernelsOptions {
+  store: Store;
+  sandbox: Pick<Sandbox, 'release'>;
+  clock: Clock;
+  /** How often the list is read. Default 15 s. */
+  everyMs?: number;
+  logger: Logger;
+}
+
+/** Starts watching; returns a function that stops it. */
+export function watchForgottenKernels(options: ForgottenKernelsOptions): () => void {
+  const everyMs = options.everyMs ?? 15_000;
+  let position: number | undefined;
+  let stopped = false;
+  let cancel = () => {};
+  const check = async () => {
+    const names = await options.store.range<string>(FORGOTTEN_THREADS, position ?? 0);
+    // The first read only finds where the list ends: what was forgotten before this process started has no kernel here.
+    if (position !== undefined) {
+      for (const threadKey of names) {
+        if (await options.sandbox.release(threadKey)) {
+          options.logger.info({ threadKey }, 'disposed the kernel of a forgotten thread');
+        }
+      }
+    }
+    position = (position ?? 0) + names.length;
+  };
+  const tick = () => {
+    if (stopped) return;
+    check()
+      .catch((error: unknown) => options.logger.warn({ err: error }, 'could not read the forgotten threads'))
+      .finally(() => {
+        if (!stopped) cancel = options.clock.setTimer(everyMs, tick);
+      });
+  };
+  tick();
+  return () => {
+    stopped = true;
+    cancel();
+  };
+}

@@ -1,0 +1,132 @@
+/**
+ * Deletion of what tally keeps about a thread, for retention and for deletion on request: the session
+ * (conversation, settings, playbook draft), its log, journal, inbox, report and figures, shared files,
+ * edits, its kernel and workspace (when this process holds them), and its place in the session lists.
+ * Every key that hangs off a thread key is named here, so a new one added elsewhere belongs here too.
+ *
+ * The second half scrubs one person's words from a thread someone else started: their messages in the
+ * inbox and the log are emptied (positions kept), and the conversation's copies of them replaced.
+ */
+import { LockTimeoutError } from '../errors.js';
+import type { ThreadKey } from '../ports/chat.js';
+import type { Sandbox } from '../ports/sandbox.js';
+import type { Store } from '../ports/store.js';
+import { reportNames } from '../report/report-book.js';
+import { Inbox, inboxNames } from './inbox.js';
+import { userSessionsKey } from './session-directory.js';
+import { type LogEntry, logKey, SESSIONS_LIST } from './session-log.js';
+import {
+  editedKey,
+  journalKey,
+  journalStartKey,
+  lockName,
+  type SessionRecord,
+  savedPlaybookKey,
+  sessionKey,
+  uploadKey,
+} from './session-record.js';
+
+/** How much of a thread went. */
+export interface ErasedThread {
+  /** Values and lists deleted from the store. */
+  entries: number;
+  /** A kernel (and its workspace) disposed. */
+  kernels: number;
+  /** The saved playbook's path, when the caller should delete that file too. */
+  playbook?: string;
+}
+
+export interface EraseOptions {
+  store: Store;
+  /** Disposes the thread's kernel and workspace, when this process has one. */
+  sandbox?: Pick<Sandbox, 'release'>;
+  /** Give up (return undefined) instead of waiting when a turn holds the thread. Default: wait. */
+  skipBusy?: boolean;
+}
+
+/** Erases the thread, holding its lock so no turn runs meanwhile; undefined when it was busy and `skipBusy`. */
+export async function eraseThread(threadKey: ThreadKey, options: EraseOptions): Promise<ErasedThread | undefined> {
+  const { store } = options;
+  try {
+    return await store.withLock(
+      lockName(threadKey),
+      async () => {
+        const session = await store.get<SessionRecord>(sessionKey(threadKey));
+        const playbook = await store.get<string>(savedPlaybookKey(threadKey));
+        const inbox = inboxNames(threadKey);
+        const report = reportNames(threadKey);
+        const names = [
+          sessionKey(threadKey),
+          journalKey(threadKey),
+          journalStartKey(threadKey),
+          logKey(threadKey),
+          savedPlaybookKey(threadKey),
+          ...inbox.names,
+          ...report.names,
+        ];
+        const prefixes = [...inbox.prefixes, ...report.prefixes, editedKey(threadKey, ''), uploadKey(threadKey, '')];
+        for (const prefix of prefixes) names.push(...(await store.keys(prefix)));
+        for (const name of names) await store.delete(name);
+        await store.remove(SESSIONS_LIST, threadKey);
+        if (session) await store.remove(userSessionsKey(session.owner), threadKey);
+        const kernels = (await options.sandbox?.release(threadKey)) ? 1 : 0;
+        return { entries: names.length, kernels, ...(playbook ? { playbook } : {}) };
+      },
+      options.skipBusy ? { waitMs: 0 } : {},
+    );
+  } catch (error) {
+    if (options.skipBusy && error instanceof LockTimeoutError) return undefined;
+    throw error;
+  }
+}
+
+/** What scrubbing one person from a thread changed. */
+export interface ScrubbedThread {
+  messages: number;
+}
+
+export const REMOVED_TEXT = '[removed at the request of the person who wrote it]';
+
+/** Empties `user`'s messages in a thread they did not start (inbox, log and conversation), holding its lock. */
+export async function scrubUser(threadKey: ThreadKey, user: string, store: Store): Promise<ScrubbedThread> {
+  return store.withLock(lockName(threadKey), async () => {
+    const inbox = new Inbox(store);
+    const items = await inbox.items(threadKey);
+    const theirs = items.filter((item) => item.inbound.user.id === user);
+    const log = await store.range<LogEntry>(logKey(threadKey));
+    const words = new Set([
+      ...theirs.map((item) => item.inbound.text),
+      ...log.flatMap((entry) => (entry.kind === 'message' && entry.user === user ? [entry.text] : [])),
+    ]);
+    words.delete('');
+    if (theirs.length > 0) {
+      await inbox.rewrite(
+        threadKey,
+        items.map((item) =>
+          item.inbound.user.id === user ? { ...item, inbound: { ...item.inbound, text: REMOVED_TEXT } } : item,
+        ),
+      );
+    }
+    if (log.some((entry) => entry.kind === 'message' && entry.user === user)) {
+      await store.delete(logKey(threadKey));
+      for (const entry of log) {
+        await store.append(
+          logKey(threadKey),
+          entry.kind === 'message' && entry.user === user ? scrubbed(entry) : entry,
+        );
+      }
+    }
+    const session = await store.get<SessionRecord>(sessionKey(threadKey));
+    if (session && words.size > 0) {
+      const text = JSON.stringify(session);
+      let cleaned = text;
+      for (const word of words) cleaned = cleaned.replaceAll(JSON.stringify(word).slice(1, -1), REMOVED_TEXT);
+      if (cleaned !== text) await store.set(sessionKey(threadKey), JSON.parse(cleaned));
+    }
+    return { messages: Math.max(theirs.length, words.size) };
+  });
+}
+
+function scrubbed(entry: LogEntry): LogEntry {
+  return entry.kind === 'message' ? { ...entry, text: REMOVED_TEXT } : entry;
+}
