@@ -255,6 +255,7 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     audit,
     budgets,
     consoleUser,
+    clock,
     lockTtlMs: config.operations.lockTtlMs,
     metrics,
     onPlaybookSaved: async (path) => agent.addPlaybook(parsePlaybook(path, await readFile(path, 'utf8'))),

@@ -44,6 +44,7 @@ export async function forgetCommand(words: string[], print: (line: string) => vo
     const options = { store, audit, requestedBy: config.access.consoleUser };
     const counts =
       flags.scope === 'user' ? await forgetUser(flags.target, options) : await forgetThread(flags.target, options);
+    await store.reclaim();
     print(
       `forgot ${flags.scope} ${flags.target}: ${counts.threads} threads, ${counts.messages} messages in others' threads, ` +
         `${counts.entries} store entries, ${counts.playbooks} saved playbooks; ${counts.trainingExports} training exports written again`,

@@ -13,6 +13,7 @@ import type { AccessControl } from '../ports/access.js';
 import { type AuditActor, type AuditTrail, NO_AUDIT } from '../ports/audit.js';
 import { type Budgets, budgetRefusal } from '../ports/budget.js';
 import type { Inbound, Post, ThreadKey } from '../ports/chat.js';
+import { type Clock, SYSTEM_CLOCK } from '../ports/clock.js';
 import type { Database } from '../ports/database.js';
 import type { Kernel } from '../ports/sandbox.js';
 import type { Store } from '../ports/store.js';
@@ -55,6 +56,8 @@ export interface MessageTurnOptions extends ReportCommandOptions {
   budgets?: Budgets;
   /** Who the console, `ask`, `eval` (threads not from Slack or Discord) work for. Default `console`. */
   consoleUser?: string;
+  /** When turns end (sessions' `updatedAt`, which retention goes by). Default the system's. */
+  clock?: Clock;
   logger: Logger;
 }
 
@@ -85,9 +88,11 @@ export function actorOf(inbound: Pick<Inbound, 'threadKey' | 'user' | 'place'>, 
 
 export class MessageTurns {
   private readonly audit: AuditTrail;
+  private readonly clock: Clock;
 
   constructor(private readonly options: MessageTurnOptions) {
     this.audit = options.audit ?? NO_AUDIT;
+    this.clock = options.clock ?? SYSTEM_CLOCK;
   }
 
   /**
@@ -127,7 +132,7 @@ export class MessageTurns {
     }
     const databases = await this.databasesFor(inbound, session, emit);
     if (!databases) {
-      session.updatedAt = Date.now();
+      session.updatedAt = this.clock.now();
       await store.set(sessionKey(threadKey), session);
       return;
     }
@@ -157,7 +162,7 @@ export class MessageTurns {
       throw error;
     } finally {
       if (!stopping) delete session.conversation.inTurn;
-      session.updatedAt = Date.now();
+      session.updatedAt = this.clock.now();
       await store.set(sessionKey(threadKey), session);
     }
   }
@@ -189,7 +194,7 @@ export class MessageTurns {
     const verdict = (await this.options.budgets?.check(thread.inbound)) ?? { ok: true };
     if (verdict.ok) return true;
     await this.audit.record({ kind: 'message', decision: 'refused', reason: 'budget', rule: verdict.resource });
-    await thread.emit({ kind: 'text', markdown: budgetRefusal(verdict, Date.now()) });
+    await thread.emit({ kind: 'text', markdown: budgetRefusal(verdict, this.clock.now()) });
     return false;
   }
 

@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, KernelStartError, LockTimeoutError, SandboxEngineUnavailableError } from '../errors.js';
 import { ACTION_IDS, type Inbound, type ThreadKey } from '../ports/chat.js';
+import { SYSTEM_CLOCK } from '../ports/clock.js';
 import { type Metrics, NO_METRICS, type TurnEnd } from '../ports/metrics.js';
 import { Inbox, type NextMessage } from './inbox.js';
 import { type MessageTurnOptions, MessageTurns, TurnInterruptedError } from './message-turn.js';
@@ -61,7 +62,7 @@ export class SessionRouter {
     const inbound = await this.rerunOf(received);
     if (!inbound) return;
     if (STOP.test(inbound.text) && !inbound.action) return this.stop(inbound.threadKey);
-    const item = await this.inbox.add(inbound, randomUUID()).catch(async (error: unknown) => {
+    const item = await this.inbox.add(inbound, randomUUID(), (this.options.clock ?? SYSTEM_CLOCK).now()).catch(async (error: unknown) => {
       await this.fail(inbound.threadKey, error);
       return undefined;
     });

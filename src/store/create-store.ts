@@ -24,7 +24,11 @@ export interface StoreOptions {
  * the SQLite file cannot be opened (it names TALLY_HOME).
  */
 /** A store, and the audit trail kept beside it on the same connection. */
-export type StoreWithAudit = Store & { auditLog(): AuditLog };
+export type StoreWithAudit = Store & {
+  auditLog(): AuditLog;
+  /** Makes deleted content unrecoverable from the store's own files (after deletion on request). */
+  reclaim(): Promise<void>;
+};
 
 export async function createStore(options: StoreOptions): Promise<StoreWithAudit> {
   const logger = options.logger.child({ component: 'store' });

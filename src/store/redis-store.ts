@@ -205,6 +205,9 @@ export class RedisStore implements Store {
     return this.call(() => this.client.lRem(this.key('list', list), 0, text));
   }
 
+  /** Deleted keys are gone from Redis's memory at once; its own persistence (RDB, AOF) is the server's to rewrite. */
+  async reclaim(): Promise<void> {}
+
   /** The audit trail's stream on this connection (see audit-log.ts). */
   auditLog(): AuditLog {
     this.auditTrail ??= new RedisAuditLog(this.client, this.prefix, (operation) => this.call(operation));

@@ -118,6 +118,8 @@ export class SqliteStore implements Store {
       database.pragma('journal_mode = WAL');
       database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       database.pragma('synchronous = NORMAL');
+      // Deleted rows are overwritten, not just unlinked: deletion on request must not leave them in the file.
+      database.pragma('secure_delete = ON');
       return new SqliteStore(database, path, logger);
     } catch (error) {
       database?.close();
@@ -177,6 +179,14 @@ export class SqliteStore implements Store {
   async remove<T>(list: string, item: T): Promise<number> {
     const text = serialiseItem(item);
     return this.call(() => this.statements.remove.run(list, text).changes);
+  }
+
+  /**
+   * Makes deleted content unrecoverable from the files: the write-ahead log, which still holds old
+   * versions of changed pages, is written back and truncated (deleted rows are zeroed as they go).
+   */
+  async reclaim(): Promise<void> {
+    await this.call(() => this.database.pragma('wal_checkpoint(TRUNCATE)'));
   }
 
   /** The audit trail's table in this file (see audit-log.ts). */
