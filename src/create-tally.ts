@@ -219,14 +219,15 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     personOf: (inbound) => actorOf(inbound, consoleUser).user,
     metrics,
   });
-  const charge = (spend: { tokens?: number; kernelMs?: number }) => {
+  // Token charges are awaited (the next check, on any replica, sees them); the sandbox's cell callback cannot wait.
+  const charge = async (spend: { tokens?: number; kernelMs?: number }): Promise<void> => {
     const actor = audit.actor();
     if (!actor) return;
-    budgets
+    await budgets
       .charge(actor.user, spend)
       .catch((error: unknown) => logger.warn({ err: error }, 'could not charge a budget'));
   };
-  sandbox = await createSandbox(config, logger, metrics, (kernelMs) => charge({ kernelMs }));
+  sandbox = await createSandbox(config, logger, metrics, (kernelMs) => void charge({ kernelMs }));
   const agent = new Agent({
     llm: auditedLlm(measuredLlm(options.llm, metrics), {
       audit,

@@ -96,6 +96,11 @@ export class Agent {
     this.options.playbooks = [...others, playbook];
   }
 
+  /** Stops following the playbook of that file name (its file was deleted on request). */
+  dropPlaybook(file: string): void {
+    this.options.playbooks = (this.options.playbooks ?? []).filter((candidate) => candidate.file !== file);
+  }
+
   async runTurn(request: TurnRequest): Promise<TurnOutcome> {
     const progress = new TurnProgressTracker(request.emit, request.userId, request.conversation.plan?.steps);
     try {

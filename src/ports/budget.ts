@@ -20,15 +20,22 @@ export interface Budgets {
 
 /** What a person is told when a budget stops their message. */
 export function budgetRefusal(verdict: Extract<BudgetVerdict, { ok: false }>, now: number): string {
-  const hours = Math.floor((verdict.resetsAt - now) / 3_600_000);
-  const minutes = Math.ceil(((verdict.resetsAt - now) % 3_600_000) / 60_000);
-  const left = hours > 0 ? `${hours} h ${minutes} min` : `${minutes} min`;
+  // Whole minutes, rounded up, before splitting: 2 h 59.5 min left reads "3 h", never "2 h 60 min".
+  const totalMinutes = Math.max(1, Math.ceil((verdict.resetsAt - now) / 60_000));
+  const hours = Math.floor(totalMinutes / 60);
+  const minutes = totalMinutes % 60;
+  const left = hours === 0 ? `${minutes} min` : minutes === 0 ? `${hours} h` : `${hours} h ${minutes} min`;
   const used =
     verdict.resource === 'model tokens'
       ? `${verdict.used.toLocaleString('en')} of your ${verdict.limit.toLocaleString('en')} model tokens`
-      : `${Math.round(verdict.used)} of your ${verdict.limit} kernel minutes`;
+      : `${kernelMinutes(verdict.used)} of your ${kernelMinutes(verdict.limit)} kernel minutes`;
   return (
     `Your daily budget is used up: ${used} for today. It resets at ${new Date(verdict.resetsAt).toISOString().slice(0, 16).replace('T', ' ')} UTC (in ${left}). ` +
     'This message was not run: send it again after the reset, or ask an operator for a larger budget.'
   );
+}
+
+/** Minutes as a person reads them: whole from 10 up, else two significant digits (a tiny limit is not "0"). */
+function kernelMinutes(value: number): string {
+  return value.toLocaleString('en', value >= 10 ? { maximumFractionDigits: 0 } : { maximumSignificantDigits: 2 });
 }

@@ -1,7 +1,10 @@
 /**
  * Kernels of forgotten threads: `tally forget` runs in its own process, while a service may hold a
- * live kernel (container and workspace) of the thread. Forget lists the thread in `forgotten-threads`;
- * every replica reads the list from where it last stopped and disposes the kernels it holds for them.
+ * live kernel (container and workspace) of the thread; the retention sweep erases threads on one
+ * replica while others may hold kernels of them. Both list the thread in `forgotten-threads`; every
+ * replica reads the list from where it last stopped and disposes the kernels it holds for them. The
+ * retention sweep trims the list a period later (see `retention-sweep.ts`), and notes where it ended
+ * in `forgotten-threads-mark`: positions before the mark may be gone, so a replica starts reading there.
  */
 import type { Logger } from '../logger.js';
 import type { Clock } from '../ports/clock.js';
@@ -9,6 +12,8 @@ import type { Sandbox } from '../ports/sandbox.js';
 import type { Store } from '../ports/store.js';
 
 export const FORGOTTEN_THREADS = 'forgotten-threads';
+/** Where the list ended at the last retention sweep; what comes before it may be trimmed. */
+export const FORGOTTEN_THREADS_MARK = 'forgotten-threads-mark';
 
 export interface ForgottenKernelsOptions {
   store: Store;
@@ -26,7 +31,9 @@ export function watchForgottenKernels(options: ForgottenKernelsOptions): () => v
   let stopped = false;
   let cancel = () => {};
   const check = async () => {
-    const names = await options.store.range<string>(FORGOTTEN_THREADS, position ?? 0);
+    // Positions are for good, but a trimmed one reads as gone: counting from there would miscount.
+    const from = position ?? (await options.store.get<number>(FORGOTTEN_THREADS_MARK)) ?? 0;
+    const names = await options.store.range<string>(FORGOTTEN_THREADS, from);
     // The first read only finds where the list ends: what was forgotten before this process started has no kernel here.
     if (position !== undefined) {
       for (const threadKey of names) {
@@ -35,7 +42,7 @@ export function watchForgottenKernels(options: ForgottenKernelsOptions): () => v
         }
       }
     }
-    position = (position ?? 0) + names.length;
+    position = from + names.length;
   };
   const tick = () => {
     if (stopped) return;

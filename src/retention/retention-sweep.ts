@@ -7,8 +7,14 @@
  * `schedules/schedule-state.ts`). Work goes in bounded batches, yielding between them, so a sweep
  * never holds the process or the store for long. A thread with a turn running or a message waiting
  * is left for the next sweep.
+ *
+ * Two things reach beyond the sweeping replica. Other replicas may hold a kernel (and its workspace)
+ * of an expired thread: the sweep lists the thread among the forgotten ones, where every replica's
+ * watcher finds it (`forgotten-kernels.ts`), and the next sweep trims what the watchers have read.
+ * Training exports younger than the cut may hold expired threads: they are written again without
+ * them, keeping their age.
  */
-import { readdir, rm, stat } from 'node:fs/promises';
+import { readdir, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setImmediate as yieldToOthers } from 'node:timers/promises';
 import { LockTimeoutError } from '../errors.js';
@@ -24,10 +30,12 @@ import { Inbox } from '../sessions/inbox.js';
 import { listSessions } from '../sessions/session-log.js';
 import { type SessionRecord, sessionKey } from '../sessions/session-record.js';
 import type { AuditLog } from '../store/audit-log.js';
-import { preferencesPathFor, TRAINING_EXPORTS } from '../training/export-training.js';
+import { exportTraining, preferencesPathFor, TRAINING_EXPORTS } from '../training/export-training.js';
+import { FORGOTTEN_THREADS, FORGOTTEN_THREADS_MARK } from './forgotten-kernels.js';
 
 export interface RetentionOptions {
-  store: Store;
+  /** With `reclaim` (the SQLite store), deleted content is also wiped from the store's own files after a sweep. */
+  store: Store & { reclaim?(): Promise<void> };
   auditLog: AuditLog;
   audit: AuditTrail;
   sandbox?: Pick<Sandbox, 'release'>;
@@ -52,6 +60,8 @@ export interface SweepCounts {
   auditRecords: number;
   files: number;
   inboxEntries: number;
+  /** Training exports written again without the expired threads. */
+  trainingExports: number;
 }
 
 const CLAIM_LOCK = 'retention-sweep';
@@ -98,12 +108,17 @@ export class RetentionSweeper {
   async sweep(): Promise<SweepCounts> {
     const { clock, metrics } = this.options;
     const now = clock.now();
+    const threads = await this.sweepThreads(now - this.options.retentionMs);
+    await this.trimForgotten();
     const counts: SweepCounts = {
-      threads: await this.sweepThreads(now - this.options.retentionMs),
+      threads,
       inboxEntries: await new Inbox(this.options.store).compact(),
       files: await this.sweepFiles(now - this.options.retentionMs),
       auditRecords: await this.sweepAudit(now - this.options.auditRetentionMs),
+      // After the files: exports old enough to go are gone, not written again.
+      trainingExports: threads > 0 ? await this.rewriteTrainingExports() : 0,
     };
+    if (counts.threads + counts.inboxEntries + counts.auditRecords > 0) await this.options.store.reclaim?.();
     metrics.swept('threads', counts.threads);
     metrics.swept('inbox entries', counts.inboxEntries);
     metrics.swept('files', counts.files);
@@ -159,11 +174,44 @@ export class RetentionSweeper {
           skipBusy: true,
           ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
         });
-        if (done) erased += 1;
+        if (!done) continue;
+        erased += 1;
+        // So the other replicas drop the kernels they hold for it (this one's went with the thread).
+        await store.append(FORGOTTEN_THREADS, threadKey);
       }
       await yieldToOthers();
     }
     return erased;
+  }
+
+  /**
+   * Drops the forgotten threads listed before the previous sweep: every replica's watcher has read
+   * them since (watchers read every few seconds, sweeps come a period apart), and they name threads
+   * that are gone. Notes where the list ends now, for the next sweep and for watchers starting up.
+   */
+  private async trimForgotten(): Promise<void> {
+    const { store } = this.options;
+    const mark = (await store.get<number>(FORGOTTEN_THREADS_MARK)) ?? 0;
+    await store.trim(FORGOTTEN_THREADS, mark);
+    const end = mark + (await store.range(FORGOTTEN_THREADS, mark)).length;
+    await store.set(FORGOTTEN_THREADS_MARK, end);
+  }
+
+  /** Training exports still on disk, written again from the store as it is now, each keeping its age. */
+  private async rewriteTrainingExports(): Promise<number> {
+    let rewritten = 0;
+    for (const path of new Set(await this.options.store.range<string>(TRAINING_EXPORTS))) {
+      const files = [path, preferencesPathFor(path)];
+      const ages = await Promise.all(files.map((file) => stat(file).catch(() => undefined)));
+      if (!ages[0]) continue;
+      await exportTraining(this.options.store, path, { record: false });
+      for (const [index, file] of files.entries()) {
+        const age = ages[index];
+        if (age) await utimes(file, age.atime, age.mtime);
+      }
+      rewritten += 1;
+    }
+    return rewritten;
   }
 
   private async sweepAudit(cutoff: number): Promise<number> {

@@ -5,7 +5,8 @@
  * Every key that hangs off a thread key is named here, so a new one added elsewhere belongs here too.
  *
  * The second half scrubs one person's words from a thread someone else started: their messages in the
- * inbox and the log are emptied (positions kept), and the conversation's copies of them replaced.
+ * inbox and the log are emptied (positions kept), and copies of their words elsewhere in the log (the
+ * request the agent took up, tool calls) and in the conversation replaced.
  */
 import { LockTimeoutError } from '../errors.js';
 import type { ThreadKey } from '../ports/chat.js';
@@ -107,26 +108,39 @@ export async function scrubUser(threadKey: ThreadKey, user: string, store: Store
         ),
       );
     }
-    if (log.some((entry) => entry.kind === 'message' && entry.user === user)) {
+    const without = withoutWords([...words]);
+    const cleanedLog = log.map((entry) =>
+      entry.kind === 'message' && entry.user === user ? { ...entry, text: REMOVED_TEXT } : without(entry),
+    );
+    if (JSON.stringify(cleanedLog) !== JSON.stringify(log)) {
       await store.delete(logKey(threadKey));
-      for (const entry of log) {
-        await store.append(
-          logKey(threadKey),
-          entry.kind === 'message' && entry.user === user ? scrubbed(entry) : entry,
-        );
-      }
+      for (const entry of cleanedLog) await store.append(logKey(threadKey), entry);
     }
     const session = await store.get<SessionRecord>(sessionKey(threadKey));
     if (session && words.size > 0) {
-      const text = JSON.stringify(session);
-      let cleaned = text;
-      for (const word of words) cleaned = cleaned.replaceAll(JSON.stringify(word).slice(1, -1), REMOVED_TEXT);
-      if (cleaned !== text) await store.set(sessionKey(threadKey), JSON.parse(cleaned));
+      const cleaned = without(session);
+      if (JSON.stringify(cleaned) !== JSON.stringify(session)) await store.set(sessionKey(threadKey), cleaned);
     }
     return { messages: Math.max(theirs.length, words.size) };
   });
 }
 
-function scrubbed(entry: LogEntry): LogEntry {
-  return entry.kind === 'message' ? { ...entry, text: REMOVED_TEXT } : entry;
+/**
+ * Replaces each of `words` where it stands as a whole in a string of a value (names of fields are left
+ * alone, and so is a word inside a longer one: a person who wrote "user" or "no" must not break others' records).
+ */
+function withoutWords(words: readonly string[]): <T>(value: T) => T {
+  const patterns = words.map(
+    (word) => new RegExp(`(?<![\\p{L}\\p{N}_])${word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{N}_])`, 'gu'),
+  );
+  const walk = (value: unknown): unknown => {
+    if (typeof value === 'string')
+      return patterns.reduce((text, pattern) => text.replace(pattern, () => REMOVED_TEXT), value);
+    if (Array.isArray(value)) return value.map(walk);
+    if (value !== null && typeof value === 'object') {
+      return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, walk(item)]));
+    }
+    return value;
+  };
+  return <T>(value: T) => walk(value) as T;
 }

@@ -155,6 +155,7 @@ export class MessageTurns {
           ? { kind: 'resume', resume: { kind: 'continue' } }
           : await this.dispatch(thread);
       if (handled.kind !== 'done' && (interrupted || (await this.withinBudget(thread)))) {
+        if (handled.kind === 'request') session.request ??= handled.text;
         await this.work(thread, handled, controller);
       }
     } catch (error) {
@@ -252,7 +253,6 @@ export class MessageTurns {
       }
       return handleReview(thread, { kind: 'review', action: 'revise', ...target, feedback: inbound.text });
     }
-    session.request ??= inbound.text;
     return { kind: 'request', text: inbound.text };
   }
 

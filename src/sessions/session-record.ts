@@ -36,6 +36,12 @@ export const journalStartKey = (threadKey: ThreadKey) => `journal-start:${thread
 export const editedKey = (threadKey: ThreadKey, messageId: string) => `edited:${threadKey}:${messageId}`;
 /** A file shared in the thread, so a new kernel gets it back. */
 export const uploadKey = (threadKey: ThreadKey, name: string) => `upload:${threadKey}:${name}`;
+/**
+ * A file shared with a message, kept by the replica that received it until the message's turn takes it up
+ * (on whichever replica): the platform's download link lives only in the receiving process.
+ */
+export const sharedFileKey = (threadKey: ThreadKey, messageId: string, name: string) =>
+  `shared:${threadKey}:${messageId}:${name}`;
 /** The playbook file saved from the thread's report, if any. */
 export const savedPlaybookKey = (threadKey: ThreadKey) => `playbook-of:${threadKey}`;
 

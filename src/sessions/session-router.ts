@@ -16,6 +16,7 @@ import { type Metrics, NO_METRICS, type TurnEnd } from '../ports/metrics.js';
 import { Inbox, type NextMessage } from './inbox.js';
 import { type MessageTurnOptions, MessageTurns, TurnInterruptedError } from './message-turn.js';
 import { editedKey, lockName } from './session-record.js';
+import { keepSharedFiles, keptSharedFile } from './shared-files.js';
 
 export interface SessionRouterOptions extends MessageTurnOptions {
   /** A thread's lock expires this long after its holder stops renewing it, in ms. Default 20 000. */
@@ -62,7 +63,8 @@ export class SessionRouter {
     const inbound = await this.rerunOf(received);
     if (!inbound) return;
     if (STOP.test(inbound.text) && !inbound.action) return this.stop(inbound.threadKey);
-    const item = await this.inbox.add(inbound, randomUUID(), (this.options.clock ?? SYSTEM_CLOCK).now()).catch(async (error: unknown) => {
+    const id = randomUUID();
+    const item = await this.write(inbound, id).catch(async (error: unknown) => {
       await this.fail(inbound.threadKey, error);
       return undefined;
     });
@@ -74,6 +76,16 @@ export class SessionRouter {
     } finally {
       this.received.delete(item.id);
     }
+  }
+
+  /** Writes the message down, with the files shared with it, so any replica can run it. */
+  private async write(inbound: Inbound, id: string) {
+    if (inbound.files?.length) {
+      const { threadKey } = inbound;
+      const { store, maxUploadBytes: maxBytes } = this.options;
+      await keepSharedFiles(inbound.files, { threadKey, messageId: id, maxBytes, store });
+    }
+    return this.inbox.add(inbound, id, (this.options.clock ?? SYSTEM_CLOCK).now());
   }
 
   /** Whether a turn is running in the thread in this process. */
@@ -226,7 +238,7 @@ export class SessionRouter {
   private async runOne(threadKey: ThreadKey, next: NextMessage): Promise<TurnEnd> {
     const live = this.received.get(next.item.id);
     // The inbox has the message as last edited.
-    const inbound = live ? { ...live, text: next.item.inbound.text } : restoredInbound(next);
+    const inbound = live ? { ...live, text: next.item.inbound.text } : this.restored(next);
     const controller = new AbortController();
     if (this.cancelled) controller.abort(); // cancel() came while this turn was getting under way
     this.running.set(threadKey, controller);
@@ -246,6 +258,14 @@ export class SessionRouter {
     return end;
   }
 
+  /** A message read back from the store (received by another replica, or before a restart), its files from the store. */
+  private restored(next: NextMessage): Inbound {
+    const { files, ...inbound } = next.item.inbound;
+    if (!files?.length) return inbound;
+    const where = { threadKey: inbound.threadKey, messageId: next.item.id, store: this.options.store };
+    return { ...inbound, files: files.map((file) => keptSharedFile(file, where)) };
+  }
+
   private async fail(threadKey: ThreadKey, error: unknown, kept = false): Promise<void> {
     this.options.logger.error({ err: error, threadKey }, 'turn failed');
     this.metrics.errorSeen(error instanceof AppError ? error.code : 'UNEXPECTED');
@@ -259,20 +279,6 @@ export class SessionRouter {
 /** Trouble that passes on its own (no kernel could start now): the message is kept and run later. */
 function isPassing(error: unknown): boolean {
   return (error instanceof KernelStartError && error.transient) || error instanceof SandboxEngineUnavailableError;
-}
-
-/** A message read back from the store: files shared with it can no longer be fetched. */
-function restoredInbound(next: NextMessage): Inbound {
-  const { files, ...inbound } = next.item.inbound;
-  if (!files?.length) return inbound;
-  return {
-    ...inbound,
-    files: files.map((file) => ({
-      ...file,
-      download: () =>
-        Promise.reject(new Error(`${file.name} was shared before tally restarted and cannot be fetched again`)),
-    })),
-  };
 }
 
 function clip(text: string): string {

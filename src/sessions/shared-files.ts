@@ -10,7 +10,7 @@ import type { AuditTrail } from '../ports/audit.js';
 import type { SharedFile } from '../ports/chat.js';
 import type { Kernel } from '../ports/sandbox.js';
 import type { Store } from '../ports/store.js';
-import { uploadKey } from './session-record.js';
+import { sharedFileKey, uploadKey } from './session-record.js';
 
 const KINDS: Record<string, string> = {
   '.csv': 'CSV',
@@ -35,6 +35,48 @@ export interface ReceivedFiles {
   delivered: string[];
   /** One line per refused file, for the person. */
   refused: string[];
+}
+
+/** How long a received file waits in the store for its message's turn. */
+const WAITING_MS = 24 * 60 * 60_000;
+
+/**
+ * Keeps the files shared with a message in the store as it arrives, those the turn will take (a known kind,
+ * within the size limit), so that any replica can run the message. A download that fails now is left to the
+ * turn, which then says so honestly.
+ */
+export async function keepSharedFiles(
+  files: SharedFile[],
+  options: { threadKey: string; messageId: string; maxBytes: number; store: Store },
+): Promise<void> {
+  for (const file of files) {
+    const kind = KINDS[/\.[^.]+$/.exec(safeName(file.name))?.[0]?.toLowerCase() ?? ''];
+    if (!kind || file.sizeBytes > options.maxBytes) continue;
+    const content = await file.download().catch(() => undefined);
+    if (!content || content.byteLength > options.maxBytes) continue;
+    await options.store.set(
+      sharedFileKey(options.threadKey, options.messageId, file.name),
+      content.toString('base64'),
+      WAITING_MS,
+    );
+  }
+}
+
+/** A file kept by `keepSharedFiles`, fetched from the store by the replica that runs the message. */
+export function keptSharedFile(
+  file: Omit<SharedFile, 'download'>,
+  options: { threadKey: string; messageId: string; store: Store },
+): SharedFile {
+  return {
+    ...file,
+    download: async () => {
+      const kept = await options.store.get<string>(sharedFileKey(options.threadKey, options.messageId, file.name));
+      if (kept === undefined) {
+        throw new Error(`${file.name} was shared before tally restarted and cannot be fetched again`);
+      }
+      return Buffer.from(kept, 'base64');
+    },
+  };
 }
 
 export async function receiveFiles(files: SharedFile[], options: ReceiveFilesOptions): Promise<ReceivedFiles> {

@@ -18,6 +18,7 @@ import { createLogger } from '../../src/logger.js';
 import type { Post } from '../../src/ports/chat.js';
 import { Inbox } from '../../src/sessions/inbox.js';
 import { RESTARTED_TEXT } from '../../src/sessions/message-turn.js';
+import { keepSharedFiles } from '../../src/sessions/shared-files.js';
 import { cleanUp } from '../support/clean-up.js';
 import { containersOf } from '../support/docker.js';
 import { createRedisTestSpace, type RedisTestSpace } from '../support/redis.js';
@@ -146,5 +147,23 @@ describe('two replicas on one Redis', () => {
       { kind: 'text', markdown: 'answer to left behind' },
     ]);
     expect(await inbox.next(threadKey)).toBeUndefined();
+  }, 120_000);
+
+  it('deliver a file shared with a message the other replica received', async () => {
+    const threadKey = `console:test:${environment.instance}:d`;
+    const store = replicas[0]?.store;
+    if (!store) throw new Error('no store');
+    // What replica 0 writes down on receipt (the platform's download link lives only in its memory), before it dies.
+    const file = { name: 'targets.csv', mime: 'text/csv', sizeBytes: 22 };
+    const download = async () => Buffer.from('region,target\nnorth,10\n');
+    await keepSharedFiles([{ ...file, download }], { threadKey, messageId: 'shared-1', maxBytes: 1_000_000, store });
+    const inbound = { threadKey, user: { id: 'U1' }, text: '', files: [{ ...file, download }], receivedAt: Date.now() };
+    await new Inbox(store).add(inbound, 'shared-1');
+    await replicas[1]?.router.recover();
+    await replicas[1]?.router.idle();
+    const thread = posts.filter((posted) => posted.threadKey === threadKey);
+    expect(thread.map((posted) => [posted.replica, posted.post])).toEqual([
+      [1, { kind: 'text', markdown: 'Got it: /inputs/uploads/targets.csv (CSV, 0.00 MB). Ask me about it.' }],
+    ]);
   }, 120_000);
 });

@@ -63,6 +63,8 @@ export interface SlackStandInOptions {
   ackTimeoutMs?: number;
   /** How long a trigger id stays valid for `views.open`, in milliseconds; default 3000 (as Slack). */
   triggerTtlMs?: number;
+  /** Several app connections (replicas): events go to the latest (default) or to each in turn, like Slack's random pick. */
+  spread?: 'latest' | 'in-turn';
 }
 
 export interface SlackStandIn {
@@ -165,6 +167,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   const socket = new SocketModeServer({
     appId: ids.appId,
     ackTimeoutMs: options.ackTimeoutMs ?? 3000,
+    ...(options.spread ? { spread: options.spread } : {}),
     onChange: () => state.changed(),
   });
   const responseUrls = new ResponseUrls();

@@ -35,6 +35,12 @@ export interface SocketModeServerOptions {
   appId: string;
   /** How long `deliver` waits for the ack, in milliseconds. */
   ackTimeoutMs: number;
+  /**
+   * Which open connection an envelope goes to: the one greeted last (default), or each in turn. Slack sends
+   * each event to one of an app's connections, picked at random (several replicas each hold one);
+   * taking turns is that, made repeatable.
+   */
+  spread?: 'latest' | 'in-turn';
   onChange: () => void;
 }
 
@@ -46,6 +52,9 @@ export class SocketModeServer {
   private readonly helloWaiters: Array<() => void> = [];
   /** The connection that got `hello` last; envelopes go there. */
   private live: WebSocket | undefined;
+  /** Every greeted connection still open, for `spread: 'in-turn'`. */
+  private readonly greeted: WebSocket[] = [];
+  private turn = 0;
 
   constructor(private readonly options: SocketModeServerOptions) {}
 
@@ -78,7 +87,10 @@ export class SocketModeServer {
 
   /** Sends an envelope and resolves with the ack's payload; rejects after `ackTimeoutMs`. */
   deliver(type: EnvelopeType, payload: Json, acceptsResponsePayload: boolean): Promise<Json> {
-    const socket = this.live;
+    const socket =
+      this.options.spread === 'in-turn' && this.greeted.length > 0
+        ? this.greeted[this.turn++ % this.greeted.length]
+        : this.live;
     const what = describe(type, payload);
     if (!socket) {
       return Promise.reject(
@@ -137,6 +149,8 @@ export class SocketModeServer {
     websocket.on('message', (data) => this.onMessage(data.toString()));
     websocket.on('close', () => {
       if (this.live === websocket) this.live = undefined;
+      const at = this.greeted.indexOf(websocket);
+      if (at >= 0) this.greeted.splice(at, 1);
     });
     websocket.on('error', () => websocket.terminate());
     const hello = {
@@ -147,6 +161,7 @@ export class SocketModeServer {
     };
     websocket.send(JSON.stringify(hello), () => {
       this.live = websocket;
+      this.greeted.push(websocket);
       for (const resolve of this.helloWaiters.splice(0)) resolve();
       this.options.onChange();
     });
