@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import Docker from 'dockerode';
 import { DockerSandbox } from '../sandbox/docker-sandbox.js';
 import { sandboxImageTag } from '../sandbox/image-tag.js';
@@ -295,7 +295,13 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     : undefined;
   retention?.start();
   const stopWatchingForgotten = options.sweepRetention
-    ? watchForgottenKernels({ store, sandbox, clock, logger: logger.child({ component: 'retention' }) })
+    ? watchForgottenKernels({
+        store,
+        sandbox,
+        dropPlaybook: (path) => agent.dropPlaybook(basename(path)),
+        clock,
+        logger: logger.child({ component: 'retention' }),
+      })
     : () => {};
   const directory = sessionDirectory({
     store,

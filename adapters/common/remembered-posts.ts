@@ -3,6 +3,7 @@
  * is), so reactions and Edit still work after a restart: kept in memory and, when given, in the
  * store (the `Store` port satisfies `PostMemory`) for 30 days.
  */
+import { REMEMBERED_POST_PREFIX } from '../../src/ports/chat.js';
 
 export interface PostMemory {
   get<T>(key: string): Promise<T | undefined>;
@@ -34,6 +35,6 @@ export class RememberedPosts<T> {
   }
 
   private key(id: string): string {
-    return `post:${this.platform}:${id}`;
+    return `${REMEMBERED_POST_PREFIX}${this.platform}:${id}`;
   }
 }

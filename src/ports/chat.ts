@@ -145,6 +145,9 @@ export type ReviewControl = 'accept' | 'revise' | 'discard';
  * `Inbound.action`: review controls carry `<id>@<version>` as value (feedback for revise in `text`);
  * Edit carries the new code in `text`; a choice carries the choice.
  */
+/** Where adapters keep what they must know later about a post (`post:<platform>:<id>`, a value with its `threadKey`). */
+export const REMEMBERED_POST_PREFIX = 'post:';
+
 export const ACTION_IDS = {
   accept: 'review.accept',
   revise: 'review.revise',

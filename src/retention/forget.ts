@@ -5,17 +5,17 @@
  * without what went, and replicas drop the kernels they hold for forgotten threads (`forgotten-kernels.ts`).
  * The audit keeps one record that a deletion happened: who asked, the scope, counts; no content.
  */
-import { access, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import type { AuditTrail } from '../ports/audit.js';
 import type { ThreadKey } from '../ports/chat.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import type { Store } from '../ports/store.js';
-import { eraseThread, scrubUser } from '../sessions/erase-thread.js';
+import { eraseThread, rememberedPosts, scrubUser } from '../sessions/erase-thread.js';
 import { userSessionsKey } from '../sessions/session-directory.js';
 import { listSessions } from '../sessions/session-log.js';
 import { type SessionRecord, sessionKey } from '../sessions/session-record.js';
-import { exportTraining, TRAINING_EXPORTS } from '../training/export-training.js';
-import { FORGOTTEN_THREADS } from './forgotten-kernels.js';
+import { rewriteTrainingExports } from '../training/export-training.js';
+import { FORGOTTEN_THREADS, type ForgottenThread } from './forgotten-kernels.js';
 
 export interface ForgetOptions {
   store: Store;
@@ -36,7 +36,7 @@ export interface Forgotten {
 
 export async function forgetThread(threadKey: ThreadKey, options: ForgetOptions): Promise<Forgotten> {
   const counts = emptyCounts();
-  await eraseOne(threadKey, options, counts);
+  await eraseOne(threadKey, options, counts, await rememberedPosts(options.store));
   counts.trainingExports = await rewriteTrainingExports(options.store);
   await options.audit.record(deletionRecord('thread', threadKey, options.requestedBy, counts));
   return counts;
@@ -52,7 +52,8 @@ export async function forgetUser(user: string, options: ForgetOptions): Promise<
     if (session?.owner === user) theirs.add(threadKey);
     else if (!theirs.has(threadKey)) others.push(threadKey);
   }
-  for (const threadKey of theirs) await eraseOne(threadKey, options, counts);
+  const posts = await rememberedPosts(store);
+  for (const threadKey of theirs) await eraseOne(threadKey, options, counts, posts);
   for (const threadKey of others) counts.messages += (await scrubUser(threadKey, user, store)).messages;
   for (const name of [userSessionsKey(user), ...(await store.keys(`spend:${user}:`))]) {
     await store.delete(name);
@@ -63,9 +64,15 @@ export async function forgetUser(user: string, options: ForgetOptions): Promise<
   return counts;
 }
 
-async function eraseOne(threadKey: ThreadKey, options: ForgetOptions, counts: Forgotten): Promise<void> {
+async function eraseOne(
+  threadKey: ThreadKey,
+  options: ForgetOptions,
+  counts: Forgotten,
+  posts: ReadonlyMap<ThreadKey, string[]>,
+): Promise<void> {
   const erased = await eraseThread(threadKey, {
     store: options.store,
+    posts,
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
   });
   if (!erased) return;
@@ -75,25 +82,11 @@ async function eraseOne(threadKey: ThreadKey, options: ForgetOptions, counts: Fo
     await rm(erased.playbook, { force: true });
     counts.playbooks += 1;
   }
-  await options.store.append(FORGOTTEN_THREADS, threadKey);
+  await options.store.append<ForgottenThread>(FORGOTTEN_THREADS, {
+    threadKey,
+    ...(erased.playbook ? { playbook: erased.playbook } : {}),
+  });
 }
-
-/** Training files written before are written again from what the store holds now; returns how many. */
-async function rewriteTrainingExports(store: Store): Promise<number> {
-  let rewritten = 0;
-  for (const path of new Set(await store.range<string>(TRAINING_EXPORTS))) {
-    if (!(await exists(path))) continue;
-    await exportTraining(store, path, { record: false });
-    rewritten += 1;
-  }
-  return rewritten;
-}
-
-const exists = (path: string) =>
-  access(path).then(
-    () => true,
-    () => false,
-  );
 
 const emptyCounts = (): Forgotten => ({ threads: 0, messages: 0, entries: 0, playbooks: 0, trainingExports: 0 });
 

@@ -25,13 +25,13 @@ import type { Clock } from '../ports/clock.js';
 import type { Metrics } from '../ports/metrics.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import type { Store } from '../ports/store.js';
-import { eraseThread } from '../sessions/erase-thread.js';
+import { eraseThread, rememberedPosts } from '../sessions/erase-thread.js';
 import { Inbox } from '../sessions/inbox.js';
 import { listSessions } from '../sessions/session-log.js';
 import { type SessionRecord, sessionKey } from '../sessions/session-record.js';
 import type { AuditLog } from '../store/audit-log.js';
-import { exportTraining, preferencesPathFor, TRAINING_EXPORTS } from '../training/export-training.js';
-import { FORGOTTEN_THREADS, FORGOTTEN_THREADS_MARK } from './forgotten-kernels.js';
+import { preferencesPathFor, rewriteTrainingExports, TRAINING_EXPORTS } from '../training/export-training.js';
+import { FORGOTTEN_THREADS, FORGOTTEN_THREADS_MARK, type ForgottenThread } from './forgotten-kernels.js';
 
 export interface RetentionOptions {
   /** With `reclaim` (the SQLite store), deleted content is also wiped from the store's own files after a sweep. */
@@ -116,7 +116,7 @@ export class RetentionSweeper {
       files: await this.sweepFiles(now - this.options.retentionMs),
       auditRecords: await this.sweepAudit(now - this.options.auditRetentionMs),
       // After the files: exports old enough to go are gone, not written again.
-      trainingExports: threads > 0 ? await this.rewriteTrainingExports() : 0,
+      trainingExports: threads > 0 ? await rewriteTrainingExports(this.options.store) : 0,
     };
     if (counts.threads + counts.inboxEntries + counts.auditRecords > 0) await this.options.store.reclaim?.();
     metrics.swept('threads', counts.threads);
@@ -167,17 +167,19 @@ export class RetentionSweeper {
       if (!session || (session.updatedAt ?? session.createdAt) < cutoff) expired.push(threadKey);
     }
     let erased = 0;
+    const posts = expired.length > 0 ? await rememberedPosts(store) : new Map<ThreadKey, string[]>();
     for (let start = 0; start < expired.length; start += this.batchSize) {
       for (const threadKey of expired.slice(start, start + this.batchSize)) {
         const done = await eraseThread(threadKey, {
           store,
           skipBusy: true,
+          posts,
           ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
         });
         if (!done) continue;
         erased += 1;
         // So the other replicas drop the kernels they hold for it (this one's went with the thread).
-        await store.append(FORGOTTEN_THREADS, threadKey);
+        await store.append<ForgottenThread>(FORGOTTEN_THREADS, { threadKey });
       }
       await yieldToOthers();
     }
@@ -195,23 +197,6 @@ export class RetentionSweeper {
     await store.trim(FORGOTTEN_THREADS, mark);
     const end = mark + (await store.range(FORGOTTEN_THREADS, mark)).length;
     await store.set(FORGOTTEN_THREADS_MARK, end);
-  }
-
-  /** Training exports still on disk, written again from the store as it is now, each keeping its age. */
-  private async rewriteTrainingExports(): Promise<number> {
-    let rewritten = 0;
-    for (const path of new Set(await this.options.store.range<string>(TRAINING_EXPORTS))) {
-      const files = [path, preferencesPathFor(path)];
-      const ages = await Promise.all(files.map((file) => stat(file).catch(() => undefined)));
-      if (!ages[0]) continue;
-      await exportTraining(this.options.store, path, { record: false });
-      for (const [index, file] of files.entries()) {
-        const age = ages[index];
-        if (age) await utimes(file, age.atime, age.mtime);
-      }
-      rewritten += 1;
-    }
-    return rewritten;
   }
 
   private async sweepAudit(cutoff: number): Promise<number> {

@@ -9,7 +9,7 @@
  * request the agent took up, tool calls) and in the conversation replaced.
  */
 import { LockTimeoutError } from '../errors.js';
-import type { ThreadKey } from '../ports/chat.js';
+import { REMEMBERED_POST_PREFIX, type ThreadKey } from '../ports/chat.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import type { Store } from '../ports/store.js';
 import { reportNames } from '../report/report-book.js';
@@ -24,6 +24,7 @@ import {
   type SessionRecord,
   savedPlaybookKey,
   sessionKey,
+  sharedFilesPrefix,
   uploadKey,
 } from './session-record.js';
 
@@ -43,6 +44,21 @@ export interface EraseOptions {
   sandbox?: Pick<Sandbox, 'release'>;
   /** Give up (return undefined) instead of waiting when a turn holds the thread. Default: wait. */
   skipBusy?: boolean;
+  /** What adapters remember of the thread's posts (see `rememberedPosts`); they go too. */
+  posts?: ReadonlyMap<ThreadKey, string[]>;
+}
+
+/**
+ * The names of what adapters remember about their posts (`post:<platform>:<id>`, kept 30 days: which review
+ * or held cell a message is, and its thread), by thread: one scan for many threads.
+ */
+export async function rememberedPosts(store: Store): Promise<Map<ThreadKey, string[]>> {
+  const byThread = new Map<ThreadKey, string[]>();
+  for (const name of await store.keys(REMEMBERED_POST_PREFIX)) {
+    const threadKey = (await store.get<{ threadKey?: unknown }>(name))?.threadKey;
+    if (typeof threadKey === 'string') byThread.set(threadKey, [...(byThread.get(threadKey) ?? []), name]);
+  }
+  return byThread;
 }
 
 /** Erases the thread, holding its lock so no turn runs meanwhile; undefined when it was busy and `skipBusy`. */
@@ -64,8 +80,15 @@ export async function eraseThread(threadKey: ThreadKey, options: EraseOptions): 
           savedPlaybookKey(threadKey),
           ...inbox.names,
           ...report.names,
+          ...(options.posts?.get(threadKey) ?? []),
         ];
-        const prefixes = [...inbox.prefixes, ...report.prefixes, editedKey(threadKey, ''), uploadKey(threadKey, '')];
+        const prefixes = [
+          ...inbox.prefixes,
+          ...report.prefixes,
+          editedKey(threadKey, ''),
+          uploadKey(threadKey, ''),
+          sharedFilesPrefix(threadKey),
+        ];
         for (const prefix of prefixes) names.push(...(await store.keys(prefix)));
         for (const name of names) await store.delete(name);
         await store.remove(SESSIONS_LIST, threadKey);

@@ -41,7 +41,8 @@ export const uploadKey = (threadKey: ThreadKey, name: string) => `upload:${threa
  * (on whichever replica): the platform's download link lives only in the receiving process.
  */
 export const sharedFileKey = (threadKey: ThreadKey, messageId: string, name: string) =>
-  `shared:${threadKey}:${messageId}:${name}`;
+  `${sharedFilesPrefix(threadKey)}${messageId}:${name}`;
+export const sharedFilesPrefix = (threadKey: ThreadKey) => `shared:${threadKey}:`;
 /** The playbook file saved from the thread's report, if any. */
 export const savedPlaybookKey = (threadKey: ThreadKey) => `playbook-of:${threadKey}`;
 

@@ -5,7 +5,7 @@
  * the same folder and renamed into place, so a reader never sees half a file.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { Store } from '../ports/store.js';
 import type { Report } from '../report/report.js';
@@ -61,6 +61,26 @@ export async function exportTraining(
     examplesPath: outPath,
     preferencesPath,
   };
+}
+
+/**
+ * Every recorded export still on disk, written again from what the store holds now (after deletion:
+ * without what went). Each file keeps its date, so it still expires when it would have. Returns how many.
+ */
+export async function rewriteTrainingExports(store: Store): Promise<number> {
+  let rewritten = 0;
+  for (const path of new Set(await store.range<string>(TRAINING_EXPORTS))) {
+    const files = [path, preferencesPathFor(path)];
+    const ages = await Promise.all(files.map((file) => stat(file).catch(() => undefined)));
+    if (!ages[0]) continue;
+    await exportTraining(store, path, { record: false });
+    for (const [index, file] of files.entries()) {
+      const age = ages[index];
+      if (age) await utimes(file, age.atime, age.mtime);
+    }
+    rewritten += 1;
+  }
+  return rewritten;
 }
 
 async function writeJsonLines(path: string, items: readonly unknown[]): Promise<void> {

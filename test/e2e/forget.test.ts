@@ -19,12 +19,13 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, type ScriptContext, say } from '../../src/demo/scripted-model-server.js';
 import type { AuditRecord } from '../../src/ports/audit.js';
-import { REMOVED_TEXT } from '../../src/sessions/erase-thread.js';
+import { REMOVED_TEXT, rememberedPosts } from '../../src/sessions/erase-thread.js';
 import { type LogEntry, logKey } from '../../src/sessions/session-log.js';
 import { type SessionRecord, sessionKey } from '../../src/sessions/session-record.js';
 import { cleanUp } from '../support/clean-up.js';
 import { createRedisTestSpace, type RedisTestSpace } from '../support/redis.js';
 import { ALLOWED_CHANNEL, type SlackTallyFixture, startSlackTallyFixture } from '../support/slack-tally-fixture.js';
+import { sqliteEntries } from '../support/stored-state.js';
 import type { TestEnvironment } from '../support/test-environment.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -242,6 +243,9 @@ describe.each([
 
     // The scan sees the marker where it was put, so finding nothing later means something.
     const seeded = await scan(ALICE_TOKEN);
+    // The adapter remembers her review post, under a name that does not say whose thread it is.
+    const remembered = await rememberedPosts(store());
+    expect(remembered.get(fixture.threadKey(aliceTs))?.length).toBeGreaterThan(0);
     expect(seeded).toEqual(expect.arrayContaining(['TALLY_HOME/training/all.jsonl']));
     expect(seeded.some((where) => where.startsWith('playbooks/'))).toBe(true);
     expect(seeded.some((where) => where.includes('/note.txt'))).toBe(true);
@@ -271,6 +275,17 @@ describe.each([
     expect(await store().get(sessionKey(aliceThread))).toBeUndefined();
     const names = await store().keys('');
     expect(names.filter((name) => name.includes(aliceThread))).toEqual([]);
+    // Its key is kept only where it must be: in the audit trail, in the list telling replicas to drop its kernel,
+    // and in the inbox's index of finished messages, which holds thread keys only and which the next retention sweep
+    // compacts. (Before the deletion the adapter's remembered review posts named it too.)
+    const holding = space
+      ? (await redisKeysHolding(aliceThread, space)).map((key) => key.replace(/^.*?:(kv|list):/, ''))
+      : sqliteEntries(join(environment.home, 'state.db'))
+          .filter((entry) => entry.text.includes(aliceThread))
+          .map((entry) => entry.name);
+    expect(new Set(holding.map((where) => (/audit/.test(where) ? 'audit' : where)))).toEqual(
+      new Set(['audit', 'forgotten-threads', 'inbox:all']),
+    );
   });
 
   it("keeps Bob's session whole, with Alice's message there emptied, and his thread still answers", async () => {
