@@ -27,6 +27,8 @@ const INVOCATIONS: Record<string, string[]> = {
   eval: ['eval', '--suite', 'dabench', '--cases', '1'],
   'export-training': ['export-training', '--out', 'training.jsonl'],
   policy: ['policy', 'explain', '--user', 'U1'],
+  audit: ['audit'],
+  forget: ['forget', '--user', 'U1'],
   help: ['help'],
 };
 const EVERY = Object.keys(INVOCATIONS);
