@@ -4,17 +4,16 @@
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import Docker from 'dockerode';
 import { DockerSandbox } from '../sandbox/docker-sandbox.js';
 import { sandboxImageTag } from '../sandbox/image-tag.js';
 import { loadTelco } from '../telco_data/index.js';
+import { createAccountability } from './accountability.js';
 import { Agent } from './agent/agent.js';
 import { loadPlaybooks, parsePlaybook } from './agent/playbooks.js';
 import { loadStagePrompts } from './agent/stage-prompts.js';
-import { StoredAuditTrail } from './audit/audit-trail.js';
-import { auditedLlm } from './audit/audited-llm.js';
-import { DailyBudgets } from './budget/daily-budgets.js';
+import type { DailyBudgets } from './budget/daily-budgets.js';
 import { approvalModeFor, type Config } from './config.js';
 import { checkAccount, databaseVariable, describeFinding } from './db/account-check.js';
 import { measuredDatabase } from './db/measured-database.js';
@@ -35,9 +34,7 @@ import type { LlmClient } from './ports/llm.js';
 import { type Metrics, NO_METRICS } from './ports/metrics.js';
 import type { Sandbox } from './ports/sandbox.js';
 import type { Store } from './ports/store.js';
-import { watchForgottenKernels } from './retention/forgotten-kernels.js';
-import { RetentionSweeper } from './retention/retention-sweep.js';
-import { actorOf } from './sessions/message-turn.js';
+import type { RetentionSweeper } from './retention/retention-sweep.js';
 import { sessionDirectory } from './sessions/session-directory.js';
 import { SessionKernels } from './sessions/session-kernel.js';
 import { SessionRouter } from './sessions/session-router.js';
@@ -207,33 +204,18 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     sqlitePath: join(config.home, 'state.db'),
     logger,
   });
-  const clock = options.clock ?? SYSTEM_CLOCK;
-  const auditLog = store.auditLog();
-  const audit = new StoredAuditTrail({ log: auditLog, clock, onRefusal: (reason) => metrics.refused(reason) });
-  const consoleUser = config.access.consoleUser;
-  const budgets = new DailyBudgets({
+  const accountability = createAccountability({
+    config,
     store,
-    clock,
-    defaults: config.budgets,
-    ...(policy ? { limitsFor: (inbound) => policy.budgetFor(inbound) } : {}),
-    personOf: (inbound) => actorOf(inbound, consoleUser).user,
+    policy,
+    clock: options.clock ?? SYSTEM_CLOCK,
     metrics,
+    logger,
   });
-  // Token charges are awaited (the next check, on any replica, sees them); the sandbox's cell callback cannot wait.
-  const charge = async (spend: { tokens?: number; kernelMs?: number }): Promise<void> => {
-    const actor = audit.actor();
-    if (!actor) return;
-    await budgets
-      .charge(actor.user, spend)
-      .catch((error: unknown) => logger.warn({ err: error }, 'could not charge a budget'));
-  };
-  sandbox = await createSandbox(config, logger, metrics, (kernelMs) => void charge({ kernelMs }));
+  const { audit, auditLog, budgets } = accountability;
+  sandbox = await createSandbox(config, logger, metrics, accountability.onCell);
   const agent = new Agent({
-    llm: auditedLlm(measuredLlm(options.llm, metrics), {
-      audit,
-      endpoint: endpointOf(config.llm.baseUrl),
-      onTokens: (_actor, tokens) => charge({ tokens }),
-    }),
+    llm: accountability.llm(measuredLlm(options.llm, metrics)),
     databases,
     prompts,
     stageModels: config.llm.stageModels,
@@ -255,8 +237,8 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     ...(policy ? { access: policy } : {}),
     audit,
     budgets,
-    consoleUser,
-    clock,
+    consoleUser: accountability.consoleUser,
+    clock: options.clock ?? SYSTEM_CLOCK,
     lockTtlMs: config.operations.lockTtlMs,
     metrics,
     onPlaybookSaved: async (path) => agent.addPlaybook(parsePlaybook(path, await readFile(path, 'utf8'))),
@@ -280,29 +262,8 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
           logger,
         });
   const retention = options.sweepRetention
-    ? new RetentionSweeper({
-        store,
-        auditLog,
-        audit,
-        sandbox,
-        clock,
-        ...config.retention,
-        home: config.home,
-        instance: config.instance,
-        metrics,
-        logger: logger.child({ component: 'retention' }),
-      })
+    ? accountability.startRetention({ sandbox, dropPlaybook: (file) => agent.dropPlaybook(file) })
     : undefined;
-  retention?.start();
-  const stopWatchingForgotten = options.sweepRetention
-    ? watchForgottenKernels({
-        store,
-        sandbox,
-        dropPlaybook: (path) => agent.dropPlaybook(basename(path)),
-        clock,
-        logger: logger.child({ component: 'retention' }),
-      })
-    : () => {};
   const directory = sessionDirectory({
     store,
     databases,
@@ -320,11 +281,10 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     audit,
     auditLog,
     budgets,
-    retention,
+    retention: retention?.sweeper,
     metrics,
     ops,
     async close() {
-      stopWatchingForgotten();
       await retention?.stop();
       await router.idle();
       await engine.close();
@@ -336,16 +296,3 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
 }
 
 const NO_KERNELS = { live: 0, pooled: 0, starting: 0, waiting: 0, parked: 0 };
-
-/** Where model requests go, as the audit records it: without a user or password in the URL. */
-function endpointOf(baseUrl: string | undefined): string {
-  if (!baseUrl) return 'none (recorded script)';
-  try {
-    const url = new URL(baseUrl);
-    url.username = '';
-    url.password = '';
-    return url.toString();
-  } catch {
-    return 'unparsable LLM_BASE_URL';
-  }
-}

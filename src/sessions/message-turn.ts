@@ -10,7 +10,7 @@ import { emptyConversation } from '../agent/conversation.js';
 import { describeSettings, parseSetCommand } from '../agent/settings.js';
 import type { Logger } from '../logger.js';
 import type { AccessControl } from '../ports/access.js';
-import { type AuditActor, type AuditTrail, NO_AUDIT } from '../ports/audit.js';
+import { type AuditTrail, NO_AUDIT } from '../ports/audit.js';
 import { type Budgets, budgetRefusal } from '../ports/budget.js';
 import type { Inbound, Post, ThreadKey } from '../ports/chat.js';
 import { type Clock, SYSTEM_CLOCK } from '../ports/clock.js';
@@ -33,6 +33,7 @@ import { sessionWorkbench } from './session-workbench.js';
 import { receiveFiles } from './shared-files.js';
 import { parseThreadCommand } from './thread-command.js';
 import { DONE, type Handled, isReviewer, type ThreadContext } from './thread-context.js';
+import { actorOf } from './turn-actor.js';
 import { findUserCode } from './user-code.js';
 import { runUserCode } from './user-code-run.js';
 
@@ -73,17 +74,6 @@ export const RESTARTED_TEXT = 'tally restarted while working on this; continuing
 function queuedText(ahead: number): string {
   const place = ahead === 0 ? 'you are next' : `${ahead} ${ahead === 1 ? 'thread is' : 'threads are'} ahead of you`;
   return `Starting your session's kernel: many threads started at once, ${place}.`;
-}
-
-/** Who a turn works for, as the audit records it and budgets charge: on the console, `ask` and `eval`, its user. */
-export function actorOf(inbound: Pick<Inbound, 'threadKey' | 'user' | 'place'>, consoleUser = 'console'): AuditActor {
-  const platform = inbound.threadKey.split(':', 1)[0] ?? 'unknown';
-  return {
-    user: platform === 'slack' || platform === 'discord' ? inbound.user.id : consoleUser,
-    platform,
-    thread: inbound.threadKey,
-    ...(inbound.place ? { channel: inbound.place.channel } : {}),
-  };
 }
 
 export class MessageTurns {

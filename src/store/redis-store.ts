@@ -34,35 +34,12 @@ import type { LockOptions, Store } from '../ports/store.js';
 import type { AuditLog } from './audit-log.js';
 import { type LockBackend, LockRunner } from './lock-runner.js';
 import { RedisAuditLog } from './redis-audit-log.js';
+import { APPEND_SCRIPT, RANGE_SCRIPT, TRIM_SCRIPT } from './redis-list-scripts.js';
 import { ACQUIRE_SCRIPT, EXTEND_SCRIPT, RELEASE_SCRIPT, STALE_WAITER_MS } from './redis-lock-scripts.js';
 import { checkRange, checkTtl, parseItem, serialiseItem } from './store-values.js';
 
 /** The node-redis client the store connects (also used by the audit log on the same connection). */
 export type RedisClient = ReturnType<typeof newClient>;
-
-/** KEYS: list, base; ARGV: item. Returns the item's position plus one. */
-const APPEND_SCRIPT = `
-return redis.call('RPUSH', KEYS[1], ARGV[1]) + tonumber(redis.call('GET', KEYS[2]) or '0')
-`;
-
-/** KEYS: list, base; ARGV: from, limit (-1 for all). Positions before the base are gone. */
-const RANGE_SCRIPT = `
-local start = math.max(tonumber(ARGV[1]) - tonumber(redis.call('GET', KEYS[2]) or '0'), 0)
-local limit = tonumber(ARGV[2])
-local stop = -1
-if limit >= 0 then stop = start + limit - 1 end
-return redis.call('LRANGE', KEYS[1], start, stop)
-`;
-
-/** KEYS: list, base; ARGV: before. Drops items before that position; returns how many. */
-const TRIM_SCRIPT = `
-local base = tonumber(redis.call('GET', KEYS[2]) or '0')
-local dropped = math.min(tonumber(ARGV[1]) - base, redis.call('LLEN', KEYS[1]))
-if dropped <= 0 then return 0 end
-redis.call('LTRIM', KEYS[1], dropped, -1)
-redis.call('INCRBY', KEYS[2], dropped)
-return dropped
-`;
 
 const CONNECTION_ERRORS = [
   ClientClosedError,

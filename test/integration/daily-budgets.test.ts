@@ -14,7 +14,7 @@ import { parsePolicy } from '../../src/policy/policy-file.js';
 import type { Inbound } from '../../src/ports/chat.js';
 import { NO_METRICS } from '../../src/ports/metrics.js';
 import type { Store } from '../../src/ports/store.js';
-import { actorOf } from '../../src/sessions/message-turn.js';
+import { actorOf } from '../../src/sessions/turn-actor.js';
 import { createStore } from '../../src/store/create-store.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { createRedisTestSpace, type RedisTestSpace } from '../support/redis.js';
