@@ -39,7 +39,7 @@ import { sessionDirectory } from './sessions/session-directory.js';
 import { SessionKernels } from './sessions/session-kernel.js';
 import { SessionRouter } from './sessions/session-router.js';
 import type { AuditLog } from './store/audit-log.js';
-import { createStore } from './store/create-store.js';
+import { storeOf } from './store/create-store.js';
 
 export interface Tally {
   router: SessionRouter;
@@ -198,12 +198,7 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     await Promise.all(databases.map((database) => database.close()));
     throw error;
   }
-  const store = await createStore({
-    redisUrl: config.redisUrl,
-    keyPrefix: config.redisPrefix,
-    sqlitePath: join(config.home, 'state.db'),
-    logger,
-  });
+  const store = await storeOf(config, logger);
   const accountability = createAccountability({
     config,
     store,

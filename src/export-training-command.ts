@@ -1,9 +1,8 @@
 /** `tally export-training --out FILE.jsonl` (or `--out=FILE.jsonl`): reads the store only (no sandbox, no database). */
-import { join } from 'node:path';
 import { commandUsage } from './cli-usage.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './logger.js';
-import { createStore } from './store/create-store.js';
+import { storeOf } from './store/create-store.js';
 import { exportTraining } from './training/export-training.js';
 
 /** The output file of `--out FILE` or `--out=FILE`, or why the words are not that. */
@@ -25,12 +24,7 @@ export async function exportTrainingCommand(words: string[]): Promise<number> {
   }
   const config = loadConfig(process.env);
   const logger = createLogger({ level: config.logLevel });
-  const store = await createStore({
-    redisUrl: config.redisUrl,
-    keyPrefix: config.redisPrefix,
-    sqlitePath: join(config.home, 'state.db'),
-    logger,
-  });
+  const store = await storeOf(config, logger);
   try {
     const result = await exportTraining(store, flags.out);
     process.stdout.write(

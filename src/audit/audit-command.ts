@@ -3,13 +3,12 @@
  * `--thread`), as lines to read or JSON Lines to export (`--json`); `tally audit verify` checks the
  * hash chain and names the first record that does not link. Reads the store only.
  */
-import { join } from 'node:path';
 import { commandUsage } from '../cli-usage.js';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import type { AuditRecord } from '../ports/audit.js';
 import type { AuditLog } from '../store/audit-log.js';
-import { createStore } from '../store/create-store.js';
+import { storeOf } from '../store/create-store.js';
 
 export interface AuditFilter {
   sinceMs?: number;
@@ -129,12 +128,7 @@ export async function auditCommand(words: string[], print: (line: string) => voi
   }
   const config = loadConfig(process.env);
   const logger = createLogger({ level: config.logLevel });
-  const store = await createStore({
-    redisUrl: config.redisUrl,
-    keyPrefix: config.redisPrefix,
-    sqlitePath: join(config.home, 'state.db'),
-    logger,
-  });
+  const store = await storeOf(config, logger);
   try {
     const log = store.auditLog();
     if (flags.verify) {

@@ -2,13 +2,12 @@
  * `tally forget --user U` / `tally forget --thread T`: deletion on request, from the store, TALLY_HOME
  * and the playbooks folder (see forget.ts). Prints what went; the audit keeps that it happened.
  */
-import { join } from 'node:path';
 import { StoredAuditTrail } from '../audit/audit-trail.js';
 import { commandUsage } from '../cli-usage.js';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import { SYSTEM_CLOCK } from '../ports/clock.js';
-import { createStore } from '../store/create-store.js';
+import { storeOf } from '../store/create-store.js';
 import { forgetThread, forgetUser } from './forget.js';
 
 /** `--user U` or `--thread T` (also `--user=U`), or what is wrong. */
@@ -33,12 +32,7 @@ export async function forgetCommand(words: string[], print: (line: string) => vo
   }
   const config = loadConfig(process.env);
   const logger = createLogger({ level: config.logLevel });
-  const store = await createStore({
-    redisUrl: config.redisUrl,
-    keyPrefix: config.redisPrefix,
-    sqlitePath: join(config.home, 'state.db'),
-    logger,
-  });
+  const store = await storeOf(config, logger);
   try {
     const audit = new StoredAuditTrail({ log: store.auditLog(), clock: SYSTEM_CLOCK });
     const options = { store, audit, requestedBy: config.access.consoleUser };

@@ -3,13 +3,12 @@
  * and its last run; `tally schedules run NAME`: runs one now, connected to its platform the way
  * `tally slack|discord` is (same store, so the service goes on with the thread afterwards).
  */
-import { join } from 'node:path';
 import { discordAdapter, slackAdapter } from '../chat-adapters.js';
 import { type Config, loadConfig } from '../config.js';
 import { createLlmClient } from '../llm/create-llm-client.js';
 import { createLogger } from '../logger.js';
 import { serveChat } from '../serve-chat.js';
-import { createStore } from '../store/create-store.js';
+import { storeOf } from '../store/create-store.js';
 import { formatDueTime, nextDueTimes } from './due-times.js';
 import { loadSchedules } from './load-schedules.js';
 import type { Schedule } from './schedule-file.js';
@@ -79,12 +78,7 @@ async function list(config: Config, schedules: Schedule[], io: SchedulesCommandI
 }
 
 async function readStates(config: Config, schedules: Schedule[]): Promise<Map<string, ScheduleState>> {
-  const store = await createStore({
-    redisUrl: config.redisUrl,
-    keyPrefix: config.redisPrefix,
-    sqlitePath: join(config.home, 'state.db'),
-    logger: createLogger({ level: 'silent' }),
-  });
+  const store = await storeOf(config, createLogger({ level: 'silent' }));
   try {
     const states = new ScheduleStates(store, config.instance);
     const found = new Map<string, ScheduleState>();

@@ -1,6 +1,8 @@
 /**
  * Picks the Store: Redis when a URL is given (several replicas), else the embedded SQLite file.
  */
+import { join } from 'node:path';
+import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../ports/store.js';
 import type { AuditLog } from './audit-log.js';
@@ -38,5 +40,18 @@ export async function createStore(options: StoreOptions): Promise<StoreWithAudit
     logger,
     ...(options.keyPrefix === undefined ? {} : { keyPrefix: options.keyPrefix }),
     ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+  });
+}
+
+/** The store the configuration names: Redis (REDIS_URL, TALLY_REDIS_PREFIX) or `<TALLY_HOME>/state.db`. */
+export function storeOf(
+  config: Pick<Config, 'redisUrl' | 'redisPrefix' | 'home'>,
+  logger: Logger,
+): Promise<StoreWithAudit> {
+  return createStore({
+    redisUrl: config.redisUrl,
+    keyPrefix: config.redisPrefix,
+    sqlitePath: join(config.home, 'state.db'),
+    logger,
   });
 }

@@ -6,10 +6,8 @@
  * every model request, in order, with who and where, and no row values; `tally audit` prints and filters them;
  * `tally audit verify` passes, and names the record a test altered in Redis.
  */
-import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { createClient } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackAdapter } from '../../adapters/slack/slack-adapter.js';
@@ -28,11 +26,10 @@ import { ACTION_IDS } from '../../src/ports/chat.js';
 import { type ChatService, serveChat } from '../../src/serve-chat.js';
 import { cleanUp } from '../support/clean-up.js';
 import { createRedisTestSpace, type RedisTestSpace } from '../support/redis.js';
+import { runTally } from '../support/run-tally.js';
 import { type SlackStandIn, startSlackStandIn } from '../support/slack/slack-stand-in.js';
 import { createTestEnvironment, type TestEnvironment } from '../support/test-environment.js';
 
-const run = promisify(execFile);
-const ROOT = join(import.meta.dirname, '..', '..');
 const CHANNEL = 'C1ANALYTICS';
 const ANN = 'U1ANN';
 const AUDITOR = 'auditor-jo';
@@ -56,18 +53,7 @@ const botTexts = () =>
     .filter((message) => message.user === slack.ids.botUserId)
     .map((message) => message.text);
 
-async function tally(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main.ts', ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
-}
+const tally = (args: string[]) => runTally(args, env);
 
 async function auditJson(...filters: string[]): Promise<AuditRecord[]> {
   const result = await tally(['audit', '--json', ...filters]);

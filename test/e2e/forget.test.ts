@@ -8,14 +8,12 @@
  * playbook folder finds the marker nowhere, Bob's session is whole and answers, and the audit holds
  * one deletion record without content.
  */
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { lstat, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, type ScriptContext, say } from '../../src/demo/scripted-model-server.js';
 import type { AuditRecord } from '../../src/ports/audit.js';
@@ -24,12 +22,10 @@ import { type LogEntry, logKey } from '../../src/sessions/session-log.js';
 import { type SessionRecord, sessionKey } from '../../src/sessions/session-record.js';
 import { cleanUp } from '../support/clean-up.js';
 import { createRedisTestSpace, type RedisTestSpace } from '../support/redis.js';
+import { type TallyRun, runTally as tally } from '../support/run-tally.js';
 import { ALLOWED_CHANNEL, type SlackTallyFixture, startSlackTallyFixture } from '../support/slack-tally-fixture.js';
 import { sqliteEntries } from '../support/stored-state.js';
 import type { TestEnvironment } from '../support/test-environment.js';
-
-const ROOT = join(import.meta.dirname, '..', '..');
-const run = promisify(execFile);
 
 const ALICE = 'U_ALICE';
 const BOB = 'U_BOB';
@@ -43,28 +39,6 @@ const BOB_MARKER = `MARKER-${BOB_TOKEN}`;
 const COUNT_SQL = 'SELECT COUNT(*) AS customers FROM user_payments';
 
 const last = (context: ScriptContext) => context.lastToolResult?.content ?? '';
-
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** `tally <args>` as an operator runs it, in its own process. */
-async function tally(args: string[], env: Record<string, string>): Promise<Ran> {
-  return run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main.ts', ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    timeout: 120_000,
-  }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code?: number; stdout?: string; stderr?: string }) => ({
-      code: error.code ?? -1,
-      stdout: error.stdout ?? '',
-      stderr: error.stderr ?? '',
-    }),
-  );
-}
 
 /** Where `token` occurs, as bytes in either case: `label` for each hit. */
 function hits(token: string, bytes: Buffer | string, label: string): string[] {
@@ -127,7 +101,7 @@ describe.each([
   let aliceTs = '';
   let bobTs = '';
   let aliceWorkspaces: string[] = [];
-  let forgetRun: Ran;
+  let forgetRun: TallyRun;
 
   const extraEnv = () => ({
     TALLY_PLAYBOOK_DIR: playbookDir,

@@ -3,44 +3,22 @@
  * every problem at once (exit 2), a policy that pseudonymises without its secret, `tally policy explain` for three
  * people against a real MariaDB, and `tally ask` for a console user the policy grants nothing.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/mariadb.js';
 import { addCrmTables, createFinanceDatabase } from '../support/policy-databases.js';
+import { runTally } from '../support/run-tally.js';
 import { startSlackStandIn } from '../support/slack/slack-stand-in.js';
 import { startTallyProcess } from '../support/tally-process.js';
-
-const ROOT = join(import.meta.dirname, '..', '..');
-const run = promisify(execFile);
 
 let home: string;
 let crm: TestDatabase;
 let finance: TestDatabase;
 
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function tally(args: string[], env: Record<string, string>): Promise<Ran> {
-  return run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main.ts', ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TALLY_HOME: home, LOG_LEVEL: 'silent', ...env },
-    timeout: 120_000,
-  }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code?: number; stdout?: string; stderr?: string }) => ({
-      code: error.code ?? -1,
-      stdout: error.stdout ?? '',
-      stderr: error.stderr ?? '',
-    }),
-  );
-}
+const tally = (args: string[], env: Record<string, string>) =>
+  runTally(args, { TALLY_HOME: home, LOG_LEVEL: 'silent', ...env });
 
 async function policyFile(name: string, text: string): Promise<string> {
   const path = join(home, name);
