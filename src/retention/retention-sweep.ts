@@ -14,7 +14,7 @@
  * Training exports younger than the cut may hold expired threads: they are written again without
  * them, keeping their age.
  */
-import { readdir, rm, stat, utimes } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setImmediate as yieldToOthers } from 'node:timers/promises';
 import { LockTimeoutError } from '../errors.js';
