@@ -4,34 +4,19 @@
  * failure that says what to do, never a skip.
  */
 import { randomBytes } from 'node:crypto';
-import { adminConnection, mysqlAdminUrl } from '../../bench/mysql-admin.js';
+import {
+  adminConnection,
+  createScratchDatabase,
+  mysqlAdminUrl,
+  type ScratchDatabase,
+} from '../../bench/mysql-admin.js';
 
 export { adminConnection, mysqlAdminUrl };
 
-export interface TestDatabase {
-  name: string;
-  /** Admin URL including the database. */
-  url: string;
-  drop(): Promise<void>;
-}
+/** A database of the test file's own; `drop` removes it. */
+export type TestDatabase = ScratchDatabase;
 
-export async function createTestDatabase(prefix: string): Promise<TestDatabase> {
-  const name = `${prefix}_${randomBytes(4).toString('hex')}`;
-  const admin = await adminConnection();
-  await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-  await admin.end();
-  const url = new URL(mysqlAdminUrl());
-  url.pathname = `/${name}`;
-  return {
-    name,
-    url: url.toString(),
-    async drop() {
-      const connection = await adminConnection();
-      await connection.query(`DROP DATABASE IF EXISTS \`${name}\``);
-      await connection.end();
-    },
-  };
-}
+export const createTestDatabase: (prefix: string) => Promise<TestDatabase> = createScratchDatabase;
 
 export interface TestAccount {
   user: string;
