@@ -1,7 +1,8 @@
 /**
  * What an adapter needs to know later about a post it made (which review or held cell a message
  * is), so reactions and Edit still work after a restart: kept in memory and, when given, in the
- * store (the `Store` port satisfies `PostMemory`) for 30 days.
+ * store (the `Store` port satisfies `PostMemory`) for 30 days. The memory holds the most recent
+ * ones only (a service runs for months; the store has the rest).
  */
 import { REMEMBERED_POST_PREFIX } from '../../src/ports/chat.js';
 
@@ -11,6 +12,8 @@ export interface PostMemory {
 }
 
 const KEEP_MS = 30 * 24 * 60 * 60_000;
+/** Posts kept in memory at most, the most recently used. */
+const IN_MEMORY = 2_000;
 
 export class RememberedPosts<T> {
   private readonly local = new Map<string, T>();
@@ -22,16 +25,29 @@ export class RememberedPosts<T> {
   ) {}
 
   async remember(id: string, value: T): Promise<void> {
-    this.local.set(id, value);
+    this.keep(id, value);
     await this.memory?.set(this.key(id), value, KEEP_MS);
   }
 
   async recall(id: string): Promise<T | undefined> {
     const known = this.local.get(id);
-    if (known !== undefined) return known;
+    if (known !== undefined) {
+      this.keep(id, known);
+      return known;
+    }
     const kept = await this.memory?.get<T>(this.key(id));
-    if (kept !== undefined) this.local.set(id, kept);
+    if (kept !== undefined) this.keep(id, kept);
     return kept;
+  }
+
+  /** Keeps the post in memory as the most recent, letting the least recently used go past the cap. */
+  private keep(id: string, value: T): void {
+    this.local.delete(id);
+    this.local.set(id, value);
+    if (this.local.size > IN_MEMORY) {
+      const oldest = this.local.keys().next().value;
+      if (oldest !== undefined) this.local.delete(oldest);
+    }
   }
 
   private key(id: string): string {

@@ -35,4 +35,14 @@ describe('remembered posts', () => {
     expect(await posts.recall('m1')).toBe('approval');
     expect(await new RememberedPosts<string>('slack').recall('m1')).toBeUndefined();
   });
+
+  it('keeps only the most recently used in memory, and reads the others back from the store', async () => {
+    const posts = new RememberedPosts<string>('slack', store);
+    for (let index = 0; index < 2_001; index += 1) await posts.remember(`m${index}`, `post ${index}`);
+    await store.delete('post:slack:m0'); // only memory could still answer for m0
+    await store.delete('post:slack:m2000');
+    expect(await posts.recall('m0')).toBeUndefined();
+    expect(await posts.recall('m2000')).toBe('post 2000');
+    expect(await posts.recall('m1')).toBe('post 1');
+  });
 });
