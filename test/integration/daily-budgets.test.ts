@@ -1,11 +1,3 @@
-/**
- * Daily budgets against both real stores (a SQLite file, a Redis server) with a clock the test moves:
- * charges from two replicas at once all count, the day turns at 00:00 UTC, the refusal says when,
- * the policy's sets give the largest of their limits, and nothing set means unlimited.
- */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type BudgetLimits, DailyBudgets } from '../../src/budget/daily-budgets.js';
 import { createLogger } from '../../src/logger.js';
@@ -15,53 +7,13 @@ import type { Inbound } from '../../src/ports/chat.js';
 import { NO_METRICS } from '../../src/ports/metrics.js';
 import type { Store } from '../../src/ports/store.js';
 import { actorOf } from '../../src/sessions/turn-actor.js';
-import { createStore } from '../../src/store/create-store.js';
 import { FakeClock } from '../support/fake-clock.js';
-import { createRedisTestSpace, type RedisTestSpace } from '../support/redis.js';
+import { redisBackend, sqliteBackend } from '../support/store-backends.js';
 
-const logger = createLogger({ level: 'silent' });
+const _logger = createLogger({ level: 'silent' });
 const MARCH_14 = Date.UTC(2026, 2, 14);
 const MARCH_15 = Date.UTC(2026, 2, 15);
 const MINUTE_MS = 60_000;
-
-interface Backend {
-  name: string;
-  setUp(): Promise<void>;
-  /** A new Store instance on the same data (another replica). */
-  open(): Promise<Store>;
-  tearDown(): Promise<void>;
-}
-
-function sqliteBackend(): Backend {
-  let directory = '';
-  return {
-    name: 'SQLite file',
-    async setUp() {
-      directory = mkdtempSync(join(tmpdir(), 'tally-budgets-'));
-    },
-    open: () => createStore({ sqlitePath: join(directory, 'state.db'), logger }),
-    async tearDown() {
-      rmSync(directory, { recursive: true, force: true });
-    },
-  };
-}
-
-function redisBackend(): Backend {
-  let space: RedisTestSpace | undefined;
-  return {
-    name: 'Redis',
-    async setUp() {
-      space = await createRedisTestSpace('budgets');
-    },
-    open() {
-      if (!space) throw new Error('set up first');
-      return createStore({ redisUrl: space.url, keyPrefix: space.keyPrefix, sqlitePath: '/nonexistent', logger });
-    },
-    async tearDown() {
-      await space?.cleanup();
-    },
-  };
-}
 
 /** A message from `user` in a Slack channel, as the adapter hands it over. */
 const message = (user: string, channel = 'C1ANALYTICS'): Pick<Inbound, 'threadKey' | 'user' | 'place'> => ({
@@ -82,7 +34,7 @@ budgets:
   - { to: [modellers], kernel_minutes_per_day: 120 }
 `;
 
-describe.each([sqliteBackend(), redisBackend()])('daily budgets on $name', (backend) => {
+describe.each([sqliteBackend('budgets'), redisBackend('budgets')])('daily budgets on $name', (backend) => {
   let stores: Store[] = [];
   let clock: FakeClock;
 
