@@ -11,22 +11,19 @@ import { join } from 'node:path';
 import { createClient } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackAdapter } from '../../adapters/slack/slack-adapter.js';
-import { slackAdapter } from '../../src/chat-adapters.js';
-import { loadConfig } from '../../src/config.js';
 import {
   callTool,
   type ScriptedModelServer,
   say,
   startScriptedModelServer,
 } from '../../src/demo/scripted-model-server.js';
-import { createLlmClient } from '../../src/llm/create-llm-client.js';
-import { createLogger } from '../../src/logger.js';
 import type { AuditRecord } from '../../src/ports/audit.js';
 import { ACTION_IDS } from '../../src/ports/chat.js';
-import { type ChatService, serveChat } from '../../src/serve-chat.js';
+import type { ChatService } from '../../src/serve-chat.js';
 import { cleanUp } from '../support/clean-up.js';
 import { createRedisTestSpace, type RedisTestSpace } from '../support/redis.js';
 import { runTally } from '../support/run-tally.js';
+import { serveScheduledSlack } from '../support/scheduled-chat.js';
 import { type SlackStandIn, startSlackStandIn } from '../support/slack/slack-stand-in.js';
 import { createTestEnvironment, type TestEnvironment } from '../support/test-environment.js';
 
@@ -99,24 +96,10 @@ grants:
     TALLY_PSEUDONYM_KEY: 'an-audit-test-secret-key',
     TALLY_CONSOLE_USER: AUDITOR,
     TALLY_HTTP_PORT: '0',
-    SLACK_BOT_TOKEN: slack.botToken,
-    SLACK_APP_TOKEN: slack.appToken,
-    SLACK_API_URL: slack.apiUrl,
-    SLACK_ALLOWED_CHANNELS: CHANNEL,
   };
   for (const replica of [0, 1]) {
-    const config = loadConfig({ ...env, TALLY_INSTANCE: `${environment.instance}-${replica}` });
-    const logger = createLogger({ level: config.logLevel });
-    const settings = config.slack;
-    if (!settings) throw new Error('the Slack settings did not load');
-    services.push(
-      await serveChat({
-        config,
-        logger,
-        llm: createLlmClient(config.llm, logger),
-        createAdapter: (context) => slackAdapter(settings, logger, context, { minIntervalMs: 0 }),
-      }),
-    );
+    const replicaEnv = { ...env, TALLY_INSTANCE: `${environment.instance}-${replica}` };
+    services.push(await serveScheduledSlack(slack, CHANNEL, { environment, modelUrl: model.url, env: replicaEnv }));
   }
   await slack.connected();
 }, 240_000);

@@ -1,7 +1,7 @@
 /**
- * tally services that run schedules, for end-to-end tests: `serveChat` on the Slack or Discord
- * stand-in with a schedules file, the platform named and a fake clock, so a test can start several
- * on one store (replicas, a restart) and fire due times by moving the clock.
+ * tally services for end-to-end tests that start several on one store (replicas, a restart): `serveChat`
+ * on the Slack or Discord stand-in, with the platform named and, when given, a schedules file and a fake
+ * clock, so due times fire by moving the clock.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -20,9 +20,10 @@ import type { TestEnvironment } from './test-environment.js';
 export interface ScheduledServiceOptions {
   environment: TestEnvironment;
   modelUrl: string;
-  /** The schedules file (TALLY_SCHEDULES). */
-  schedulesFile: string;
-  clock: FakeClock;
+  /** The schedules file (TALLY_SCHEDULES); default none. */
+  schedulesFile?: string;
+  /** The schedules' and retention's clock; default the system's. */
+  clock?: FakeClock;
   /** More environment, e.g. REDIS_URL and a TALLY_INSTANCE per replica. */
   env?: Record<string, string>;
   /** How long the Slack adapter caches a user group's members; default the adapter's (5 minutes). */
@@ -47,7 +48,7 @@ function configFor(options: ScheduledServiceOptions, platformEnv: Record<string,
   return loadConfig({
     ...options.environment.env(options.modelUrl),
     ...platformEnv,
-    TALLY_SCHEDULES: options.schedulesFile,
+    ...(options.schedulesFile ? { TALLY_SCHEDULES: options.schedulesFile } : {}),
     ...options.env,
   });
 }
@@ -76,7 +77,7 @@ export async function serveScheduledSlack(
         ...(options.usergroupTtlMs === undefined ? {} : { usergroupTtlMs: options.usergroupTtlMs }),
       }),
     platform: 'slack',
-    clock: options.clock,
+    ...(options.clock ? { clock: options.clock } : {}),
   });
 }
 
@@ -100,6 +101,6 @@ export async function serveScheduledDiscord(
     llm: createLlmClient(config.llm, logger),
     createAdapter: (context) => discordAdapter(settings, logger, context),
     platform: 'discord',
-    clock: options.clock,
+    ...(options.clock ? { clock: options.clock } : {}),
   });
 }
