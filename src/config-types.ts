@@ -110,6 +110,8 @@ export interface LlmSettings {
 export interface AgentLimitSettings {
   /** Tokens of conversation history sent to the model; older turns are summarised beyond it. */
   contextTokens: number;
+  /** How far (relative) a figure the text calls approximate may be from a result (TALLY_GROUNDING_APPROX). */
+  groundingApprox: number;
 }
 
 export type ApprovalModeSetting = 'never' | 'risky' | 'always';

@@ -72,6 +72,7 @@ const schema = z.object({
     .default(''),
   LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
   TALLY_CONTEXT_TOKENS: count(48_000),
+  TALLY_GROUNDING_APPROX: z.coerce.number().min(0).max(1, 'a fraction between 0 and 1, e.g. 0.05').default(0.05),
   TALLY_REVIEWERS: z.string().default(''),
   TALLY_APPROVE: z.enum(['never', 'risky', 'always']).default('never'),
   TALLY_APPROVE_CHANNELS: z
@@ -254,7 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
       ),
       maxRetries: e.LLM_MAX_RETRIES,
     },
-    agent: { contextTokens: e.TALLY_CONTEXT_TOKENS },
+    agent: { contextTokens: e.TALLY_CONTEXT_TOKENS, groundingApprox: e.TALLY_GROUNDING_APPROX },
     review: {
       reviewers: list(e.TALLY_REVIEWERS),
       approve: e.TALLY_APPROVE,

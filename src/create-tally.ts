@@ -215,6 +215,7 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     prompts,
     stageModels: config.llm.stageModels,
     contextTokens: config.agent.contextTokens,
+    groundingApprox: config.agent.groundingApprox,
     playbooks,
     extractBudgetRows: config.review.extractBudgetRows,
     logger: logger.child({ component: 'agent' }),

@@ -27,7 +27,7 @@ export function parseConsoleCommand(text: string): ConsoleCommand | undefined {
 export const CONSOLE_HELP = `Ask about your data in plain words, or type one of these on a line of its own:
   \`\`\`python or \`\`\`sql block   runs as it is, in this thread's kernel, without the model
   set key=value               this thread's settings: temperature=0.2 decompose=auto|on|off review=on
-                              cot=on model=… approve=never|risky|always
+                              cot=on model=… approve=never|risky|always grounding=on|off
   accept | revise: … | discard
                               decide on the section waiting for review (accept s2 names another)
   report                      export the accepted sections

@@ -13,6 +13,9 @@ import { reviewed } from './code-review.js';
 import { fitToBudget } from './context-budget.js';
 import { answerText, type Conversation, type PendingQuestion } from './conversation.js';
 import { finishTurn, type TurnOutcome } from './finish-turn.js';
+import { figureReview } from './grounding/figure-review.js';
+import { DEFAULT_APPROX } from './grounding/ground-figures.js';
+import { keepEvidence, keepGiven } from './grounding/thread-evidence.js';
 import { rankPlaybooksFor } from './playbook-ranking.js';
 import { formatPlaybookForPrompt, type Playbook } from './playbooks.js';
 import { readablePlaybooks } from './readable-playbooks.js';
@@ -48,6 +51,8 @@ export interface AgentOptions {
   playbooks?: Playbook[];
   /** Approval mode `risky`: extractions estimated above this many rows ask first. Default 1,000,000. */
   extractBudgetRows?: number;
+  /** How far (relative) a figure the text calls approximate may be from a result. Default 0.05. */
+  groundingApprox?: number;
 }
 
 export interface TurnRequest {
@@ -120,6 +125,13 @@ export class Agent {
     const { conversation, settings, emit } = request;
     const databases = request.databases ?? this.options.databases;
     const schema = await summariseSchema(databases);
+    if (request.resume?.kind !== 'continue') keepGiven(conversation, request.text);
+    const reviewFigures = figureReview({
+      conversation,
+      enabled: settings.grounding === 'on',
+      approx: this.options.groundingApprox ?? DEFAULT_APPROX,
+      log: request.log,
+    });
     const context: ToolContext = {
       kernel: request.kernel,
       databases,
@@ -128,6 +140,7 @@ export class Agent {
       work: request.work,
       author: 'model',
       record: request.record,
+      reviewFigures,
     };
     const pending = conversation.pending;
     delete conversation.pending;
@@ -186,13 +199,20 @@ export class Agent {
         afterMs(this.options.maxTurnMs ?? 20 * 60_000),
       ],
       planSteps: progress.plan.length,
+      reviewAnswer: async (text) => {
+        const verdict = await reviewFigures(text, 'answer');
+        return verdict.kind === 'redo' ? { redo: verdict.note } : { text: verdict.markdown };
+      },
       onToolCalls: (calls) => progress.requested(calls),
       beforeToolCall: async (call) => {
         context.onRows = (rows) => void progress.rows(call, rows).catch(() => {});
+        context.callId = call.id;
         await progress.started(call);
       },
       onToolCall: async (call, outcome) => {
         delete context.onRows;
+        delete context.callId;
+        if (!outcome.failed) keepEvidence(conversation, { id: call.id, tool: call.name, text: outcome.content });
         await progress.finished(call, outcome);
         this.options.logger.debug({ tool: call.name, failed: outcome.failed ?? false }, 'tool call');
         await request.log({
@@ -311,7 +331,9 @@ export class Agent {
     const tool = this.tools(request.settings, '').find((candidate) => candidate.name === pending.tool);
     // A reply that is no decision skips the cell and reaches the model as the user's words.
     const decision = resume?.kind === 'approval' ? resume : { decision: 'skip' as const, user: '', note: request.text };
-    return runHeldCall(pending, decision, tool, context, request.log);
+    const content = await runHeldCall(pending, decision, tool, { ...context, callId: pending.callId }, request.log);
+    keepEvidence(request.conversation, { id: pending.callId, tool: pending.tool, text: content });
+    return content;
   }
 
   /** The playbook a turn follows, as prompt text ('' for none). */

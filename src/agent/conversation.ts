@@ -2,6 +2,7 @@
 import type { TaskStatus } from '../ports/chat.js';
 import type { ChatMessage } from '../ports/llm.js';
 import type { Cell, Figure } from '../report/report.js';
+import type { EvidenceSource } from './grounding/ground-figures.js';
 import type { Pause } from './tool.js';
 
 export type PendingQuestion =
@@ -31,6 +32,12 @@ export interface Conversation {
   inTurn?: { plan: string };
   /** The plan of the current request and how far it got, kept across pauses (review, questions). */
   plan?: { text: string; steps: Array<{ title: string; status: TaskStatus }> };
+  /** The numbers of the thread's tool results: what its figures are checked against. */
+  evidence?: EvidenceSource[];
+  /** The numbers people wrote in the thread (requests, answers, feedback): not figures to check. */
+  given?: number[];
+  /** The model was told about ungrounded figures and is redoing its text: what it hands in next is posted. */
+  figuresNoted?: true;
 }
 
 export const emptyConversation = (): Conversation => ({ messages: [], work: { cells: [], figures: [] } });

@@ -27,6 +27,11 @@ export interface ToolLoopOptions {
   checkpoint?: () => Promise<void>;
   /** The turn follows a plan of this many steps: every tool takes an optional `plan_step`. */
   planSteps?: number;
+  /**
+   * Looks at the model's answer before the turn ends: the text to post, or a note the model reads
+   * (as the user's next message) before it answers again.
+   */
+  reviewAnswer?: (text: string) => Promise<{ redo: string } | { text: string }>;
 }
 
 export type ToolLoopResult =
@@ -66,7 +71,15 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     state.tokens += completion.usage.promptTokens + completion.usage.completionTokens;
     messages.push(completion.message);
     await options.checkpoint?.();
-    if (completion.toolCalls.length === 0) return { reason: 'answered', text: completion.message.content ?? '', state };
+    if (completion.toolCalls.length === 0) {
+      const text = completion.message.content ?? '';
+      const reviewed = options.reviewAnswer ? await options.reviewAnswer(text) : { text };
+      if ('text' in reviewed) return { reason: 'answered', text: reviewed.text, state };
+      messages.push({ role: 'user', content: reviewed.redo });
+      await options.checkpoint?.();
+      reason = firstStop(options.stopWhen, state);
+      continue;
+    }
     state.lastTools = completion.toolCalls.map((call) => call.name);
     await options.onToolCalls?.(completion.toolCalls);
     for (const call of completion.toolCalls) {

@@ -1,6 +1,7 @@
 /**
  * Per-thread agent settings, changed by a chat command such as
- * `@tally set temperature=0.2 decompose=on review=off cot=on model=gpt-4o approve=risky` and kept with the session.
+ * `@tally set temperature=0.2 decompose=on review=off cot=on model=gpt-4o approve=risky grounding=off` and kept
+ * with the session.
  */
 import { z } from 'zod';
 import { APPROVAL_MODES } from './approval.js';
@@ -20,6 +21,8 @@ const settingsSchema = z.object({
   model: z.string().min(1).optional(),
   /** Ask before running cells: never, only risky ones, or always. Default: the channel's, from the config. */
   approve: z.enum(APPROVAL_MODES).optional(),
+  /** Check the figures of answers and sections against the thread's results. */
+  grounding: onOff.default('on'),
 });
 
 export type AgentSettings = z.infer<typeof settingsSchema>;

@@ -3,7 +3,8 @@ import type { z } from 'zod';
 import type { Post } from '../ports/chat.js';
 import type { Database } from '../ports/database.js';
 import type { Kernel } from '../ports/sandbox.js';
-import type { Author, Cell } from '../report/report.js';
+import type { Author, Cell, FigureCheck } from '../report/report.js';
+import type { FigureReview } from './grounding/figure-review.js';
 
 export interface ToolContext {
   /** The session's kernel, started on first use. */
@@ -20,6 +21,10 @@ export interface ToolContext {
   record: (entry: KernelJournalEntry) => Promise<void>;
   /** Told the rows an extraction has received so far (the turn's progress shows them). */
   onRows?: (rows: number) => void;
+  /** The tool call running now: the cells it keeps name it, so a figure can point at its result. */
+  callId?: string;
+  /** Checks the figures of a section draft against the thread's results before it is posted. */
+  reviewFigures?: FigureReview;
 }
 
 /** A cell as a tool reports it; author, figures and time are filled in by the workbench. */
@@ -51,7 +56,14 @@ export interface Workbench {
    * Turns the work since the last draft into a section draft, or into a new version of the section
    * awaiting revision (`revises`, or the one section that awaits it).
    */
-  draft(input: { title: string; narrative: string; stage?: string; revises?: string }): Promise<DraftedSection>;
+  draft(input: {
+    title: string;
+    narrative: string;
+    stage?: string;
+    revises?: string;
+    /** The narrative's figures as checked against the thread's results. */
+    checks?: FigureCheck[];
+  }): Promise<DraftedSection>;
 }
 
 /** Why a turn waits for a person. */
@@ -105,6 +117,9 @@ export function defineTool<S extends z.ZodType>(tool: {
 }): AgentTool<z.infer<S>> {
   return tool as unknown as AgentTool<z.infer<S>>;
 }
+
+/** The cell's link to the tool call that ran it, when there is one. */
+export const callOf = (context: ToolContext): { call?: string } => (context.callId ? { call: context.callId } : {});
 
 /** The named database, or the first one; an unknown name is the model's mistake. */
 export function pickDatabase(databases: Database[], name: string | undefined): Database | string {

@@ -4,6 +4,7 @@
  * it runs: narratives come from a model and a chat, so their raw HTML is shown as text.
  */
 import { Marked, type Tokens } from 'marked';
+import { cellAnchor, cellAnchors, checkedNarrative } from './checked-narrative.js';
 import { describeCell, type FigureProvenance, figureProvenance, formatUtc } from './export-markdown.js';
 import type { DocumentSection, ReportDocument, ReportFile } from './report-document.js';
 
@@ -94,6 +95,7 @@ export function renderNarrative(markdown: string): string {
 /** Renders the whole report as one self-contained `report.html`. */
 export function exportHtml(doc: ReportDocument): ReportFile {
   const provenance = figureProvenance(doc);
+  const anchors = cellAnchors(doc);
   const databases = doc.databases.map((database) => `${database.name} (${database.dialect})`).join(', ') || 'none';
   const html = `<!doctype html>
 <html lang="en">
@@ -114,7 +116,7 @@ export function exportHtml(doc: ReportDocument): ReportFile {
 <dt>Databases</dt><dd>${escapeHtml(databases)}</dd>
 </dl>
 </header>
-${doc.sections.map((section) => sectionHtml(section, provenance)).join('\n')}
+${doc.sections.map((section) => sectionHtml(section, provenance, anchors)).join('\n')}
 ${provenanceTable(provenance)}
 </main>
 </body>
@@ -123,7 +125,7 @@ ${provenanceTable(provenance)}
   return { path: 'report.html', mime: 'text/html', content: Buffer.from(html) };
 }
 
-function sectionHtml(section: DocumentSection, provenance: FigureProvenance[]): string {
+function sectionHtml(section: DocumentSection, provenance: FigureProvenance[], anchors: Map<string, string>): string {
   const accepted = `version ${section.version}, accepted by ${section.acceptedBy} on ${formatUtc(section.acceptedAt)}`;
   const figures = provenance
     .filter((row) => row.section === section)
@@ -135,7 +137,7 @@ function sectionHtml(section: DocumentSection, provenance: FigureProvenance[]): 
     );
   const cells = section.cells.map((cell, index) => {
     const human = cell.author === 'human' ? ' <span class="human">written by a human</span>' : '';
-    return `<li id="${escapeHtml(`${section.id}-cell-${index + 1}`)}">
+    return `<li id="${escapeHtml(cellAnchor(section.id, index))}">
 <p class="cell-label">${escapeHtml(describeCell({ ...cell, author: 'model' }))}${human}</p>
 <pre><code class="language-${cell.language}">${escapeHtml(cell.code)}</code></pre>
 </li>`;
@@ -153,7 +155,7 @@ ${cells.join('\n')}
 <h2>${escapeHtml(section.title)}</h2>
 <p class="meta">${escapeHtml(`${section.stage ? `${section.stage} · ` : ''}${accepted}`)}</p>
 <div class="narrative">
-${renderNarrative(section.narrative)}
+${renderNarrative(checkedNarrative(section, anchors))}
 </div>
 ${figures.join('\n')}
 ${folded}

@@ -3,6 +3,7 @@
  * every exporter shares: where a figure's file goes, how a cell is labelled, and which SQL a figure
  * rests on.
  */
+import { checkedNarrative } from './checked-narrative.js';
 import type { Cell } from './report.js';
 import type { DocumentFigure, DocumentSection, ReportDocument, ReportFile } from './report-document.js';
 
@@ -156,7 +157,8 @@ export function exportMarkdown(doc: ReportDocument): ReportFile[] {
 function sectionLines(section: DocumentSection, provenance: FigureProvenance[]): string[] {
   const accepted = `version ${section.version}, accepted by ${section.acceptedBy} on ${formatUtc(section.acceptedAt)}`;
   const lines = [`## ${oneLine(section.title)}`, '', `_${section.stage ? `${section.stage} · ` : ''}${accepted}_`, ''];
-  if (section.narrative.trim()) lines.push(nestHeadings(section.narrative.trim()), '');
+  const narrative = checkedNarrative(section).trim();
+  if (narrative) lines.push(nestHeadings(narrative), '');
   for (const row of provenance.filter((candidate) => candidate.section === section)) {
     lines.push(`![${altText(row.figure.alt)}](${row.path})`, '', `*${oneLine(row.figure.title)}*`, '');
   }

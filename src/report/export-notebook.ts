@@ -6,6 +6,7 @@
  * A figure whose drawing cell is unknown is named in a markdown cell after its section's cells
  * rather than attached to some Python cell: a wrong output would misstate where the chart came from.
  */
+import { cellAnchor, cellAnchors, checkedNarrative, figuresFrom } from './checked-narrative.js';
 import { describeCell, drawingCell, formatUtc, nestHeadings } from './export-markdown.js';
 import type { Cell } from './report.js';
 import type { DocumentSection, ReportDocument, ReportFile } from './report-document.js';
@@ -46,6 +47,7 @@ export function pythonTripleQuoted(text: string): string {
 
 /** Renders the notebook `report.ipynb`. */
 export function exportNotebook(doc: ReportDocument): ReportFile {
+  const anchors = cellAnchors(doc);
   const ids = new Set<string>();
   // nbformat 4.5 wants unique ids of 1-64 characters from [a-zA-Z0-9-_].
   const id = (wanted: string): string => {
@@ -58,7 +60,7 @@ export function exportNotebook(doc: ReportDocument): ReportFile {
   const cells: NotebookCell[] = [
     markdown(id('about'), introduction(doc)),
     code(id('setup'), setupSource(doc)),
-    ...doc.sections.flatMap((section) => sectionCells(section, id)),
+    ...doc.sections.flatMap((section) => sectionCells(doc, section, id, anchors)),
   ];
   const notebook = {
     nbformat: 4,
@@ -77,12 +79,27 @@ export function exportNotebook(doc: ReportDocument): ReportFile {
   };
 }
 
-function sectionCells(section: DocumentSection, id: (wanted: string) => string): NotebookCell[] {
+function sectionCells(
+  doc: ReportDocument,
+  section: DocumentSection,
+  id: (wanted: string) => string,
+  anchors: Map<string, string>,
+): NotebookCell[] {
   const heading = `## ${section.title.replace(/\s+/g, ' ').trim()}`;
-  const cells: NotebookCell[] = [
-    markdown(id(`${section.id}-text`), [heading, nestHeadings(section.narrative.trim())].filter(Boolean).join('\n\n')),
-  ];
+  const narrative = nestHeadings(checkedNarrative(section, anchors).trim());
+  const cells: NotebookCell[] = [markdown(id(`${section.id}-text`), [heading, narrative].filter(Boolean).join('\n\n'))];
   section.cells.forEach((cell, index) => {
+    // The cell's output holds figures the narrative quotes: an anchor their links land on.
+    const anchor = cellAnchor(section.id, index);
+    const quoted = figuresFrom(doc, anchors, anchor);
+    if (quoted.length > 0) {
+      cells.push(
+        markdown(
+          id(`${anchor}-figures`),
+          `<a id="${anchor}"></a>Cell ${index + 1} of ${section.id}: the result behind ${quoted.join(', ')}`,
+        ),
+      );
+    }
     const outputs: Output[] = cell.output ? [{ output_type: 'stream', name: 'stdout', text: lines(cell.output) }] : [];
     for (const figure of section.figures) {
       if (drawingCell(section, figure) !== index) continue;

@@ -70,6 +70,7 @@ export class ReportBook {
         acceptedBy: accepted?.by ?? '',
         acceptedAt: accepted?.at ?? 0,
         feedback: section.decisions.flatMap((decision) => (decision.feedback ? [decision.feedback] : [])),
+        ...(version.checks ? { checks: version.checks } : {}),
       });
     }
     const first = report.sections[0]?.request;

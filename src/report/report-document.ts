@@ -3,7 +3,7 @@
  * version, with the figures' PNGs resolved. Built by the report book; exporters are pure functions
  * of it.
  */
-import type { Cell, Figure } from './report.js';
+import type { Cell, Figure, FigureCheck } from './report.js';
 
 export interface DocumentFigure extends Figure {
   png: Buffer;
@@ -26,6 +26,8 @@ export interface DocumentSection {
   acceptedAt: number;
   /** What reviewers asked for in revisions before this version was accepted, oldest first. */
   feedback?: string[];
+  /** The narrative's figures as checked against the thread's results. */
+  checks?: FigureCheck[];
 }
 
 export interface ReportDocument {

@@ -26,6 +26,19 @@ export interface Cell {
   /** Figures this cell drew (ids, see Figure). */
   figures: string[];
   ranAt: number;
+  /** The tool call (or a person's cell) that ran it: a checked figure names it as its source. */
+  call?: string;
+}
+
+/** A figure (number) of a narrative as checked against the thread's results (src/agent/grounding). */
+export interface FigureCheck {
+  /** As written: `44.9%`, `1,879`. */
+  text: string;
+  start: number;
+  end: number;
+  status: 'grounded' | 'derived' | 'ungrounded' | 'ambiguous';
+  /** Grounded: the call whose result holds it. */
+  source?: string;
 }
 
 /** A chart; its PNG is kept in the store under its id, not in the report. */
@@ -45,6 +58,8 @@ export interface SectionVersion {
   /** The reviewer's feedback this version answers (versions after the first). */
   feedback?: string;
   createdAt: number;
+  /** The narrative's figures as checked against the thread's results when it was drafted. */
+  checks?: FigureCheck[];
 }
 
 export interface Decision {
@@ -85,6 +100,7 @@ export interface DraftInput {
   /** Revise this section (it must await a revision or still be a draft) instead of adding one. */
   revises?: string;
   at: number;
+  checks?: FigureCheck[];
 }
 
 export class ReviewError extends Error {
@@ -141,6 +157,7 @@ export function addDraft(report: Report, input: DraftInput): { section: Section;
     figures: input.figures,
     createdAt: input.at,
     ...(feedback ? { feedback } : {}),
+    ...(input.checks ? { checks: input.checks } : {}),
   };
   section.versions.push(version);
   section.status = 'draft';

@@ -19,7 +19,19 @@ export type LogEvent =
   | { kind: 'edit'; user: string; original: string; edited: string }
   | { kind: 'approval'; user: string; decision: 'run' | 'edit' | 'skip'; code: string }
   | { kind: 'decision'; user: string; section: string; version: number; action: string; feedback?: string }
-  | { kind: 'report_version'; section: string; version: number; title: string; narrative: string };
+  | { kind: 'report_version'; section: string; version: number; title: string; narrative: string }
+  /**
+   * The figures of an answer or a section draft, checked against the thread's results: `noted` went
+   * back to the model to redo, `posted` was posted (its ungrounded figures marked).
+   */
+  | {
+      kind: 'grounding';
+      what: 'answer' | 'section';
+      outcome: 'noted' | 'posted';
+      figures: number;
+      grounded: number;
+      ungrounded: string[];
+    };
 
 export type LogEntry = LogEvent & { at: number };
 

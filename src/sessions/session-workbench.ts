@@ -56,6 +56,7 @@ export function sessionWorkbench(options: {
         cells: work.cells,
         figures: work.figures,
         at: now(),
+        ...(input.checks ? { checks: input.checks } : {}),
         ...(input.stage ? { stage: input.stage } : {}),
         ...(revises ? { revises } : {}),
       });

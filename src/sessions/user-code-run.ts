@@ -3,6 +3,8 @@
  * kernel. What runs is work behind the next section like any cell, written by a human.
  */
 
+import { randomUUID } from 'node:crypto';
+import { formatRows } from '../agent/format-for-model.js';
 import type { KernelJournalEntry, Workbench } from '../agent/tool.js';
 import { describeExecution } from '../agent/tools/kernel-tools.js';
 import { AppError } from '../errors.js';
@@ -18,24 +20,29 @@ export interface UserCodeContext {
   work: Workbench;
   databases: Database[];
   signal: AbortSignal;
+  /** Keeps what the cell showed as a result the agent's figures may quote. */
+  keep?: (source: { id: string; tool: string; text: string }) => void;
 }
 
 export async function runUserCode(code: UserCode, context: UserCodeContext): Promise<void> {
   const { emit, work, signal } = context;
+  const call = `user-${randomUUID().slice(0, 8)}`;
   if (code.language === 'sql') {
     const database = context.databases[0];
     if (!database) throw new Error('no database is configured');
     try {
       const result = await database.query(code.code, { maxRows: 50, signal });
+      const columns = result.columns.map((column) => column.name);
+      context.keep?.({ id: call, tool: 'user_sql', text: formatRows(columns, result.rows) });
       await work.addCell(
-        { language: 'sql', code: code.code, database: database.name, rows: result.rows.length },
+        { language: 'sql', code: code.code, database: database.name, rows: result.rows.length, call },
         [],
         true,
         'human',
       );
       await emit({
         kind: 'table',
-        columns: result.columns.map((column) => column.name),
+        columns,
         rows: result.rows,
         truncated: result.truncated,
       });
@@ -56,6 +63,12 @@ export async function runUserCode(code: UserCode, context: UserCodeContext): Pro
   }));
   for (const figure of figures) await emit({ kind: 'chart', ...figure });
   const output = describeExecution(execution);
-  await work.addCell({ language: 'python', code: code.code, output: output.slice(0, 2000) }, figures, ok, 'human');
+  if (ok) context.keep?.({ id: call, tool: 'user_python', text: output });
+  await work.addCell(
+    { language: 'python', code: code.code, output: output.slice(0, 2000), call },
+    figures,
+    ok,
+    'human',
+  );
   await emit({ kind: 'code', language: 'python', code: code.code, ...(ok ? { output } : { error: output }) });
 }

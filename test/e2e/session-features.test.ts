@@ -72,7 +72,7 @@ describe('a session', () => {
     ]);
     await fixture.say('set temperature=0.3 review=on decompose=off');
     expect(postsOf(fixture.posts, 'text').at(-1)?.markdown).toBe(
-      'Settings: temperature=0.3 decompose=off review=on cot=off model=default approve=default',
+      'Settings: temperature=0.3 decompose=off review=on cot=off model=default approve=default grounding=on',
     );
     await fixture.say('set speed=fast');
     expect(postsOf(fixture.posts, 'error').at(-1)?.text).toContain("Unknown setting 'speed'");

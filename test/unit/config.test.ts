@@ -117,7 +117,7 @@ describe('loadConfig', () => {
       maxRetries: 3,
       prices: {},
     });
-    expect(loadConfig({ TALLY_CONTEXT_TOKENS: '9000' }).agent).toEqual({ contextTokens: 9000 });
+    expect(loadConfig({ TALLY_CONTEXT_TOKENS: '9000' }).agent).toEqual({ contextTokens: 9000, groundingApprox: 0.05 });
     const config = loadConfig({
       LLM_BASE_URL: 'http://127.0.0.1:11434/v1',
       LLM_API_KEY: 'sk-x',

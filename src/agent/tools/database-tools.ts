@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { AppError } from '../../errors.js';
 import { formatRows, truncateForModel } from '../format-for-model.js';
-import { defineTool, pickDatabase, type ToolOutcome } from '../tool.js';
+import { callOf, defineTool, pickDatabase, type ToolOutcome } from '../tool.js';
 
 const database = z.string().optional().describe('Database name; default: the first configured database.');
 
@@ -81,6 +81,7 @@ export const runSql = defineTool({
           database: db.name,
           rows: result.rows.length,
           output: truncateForModel(content, 2000),
+          ...callOf(context),
         },
         [],
         true,
@@ -113,7 +114,15 @@ export const loadDataframe = defineTool({
       const dtypes = provenance.columns.map((column) => `${column.name}: ${column.dtype}`).join(', ');
       const content = `${name}: ${provenance.rows} rows loaded from ${db.name}. Columns: ${dtypes}`;
       await context.work.addCell(
-        { language: 'sql', code: sql, database: db.name, dataframe: name, rows: provenance.rows, output: content },
+        {
+          language: 'sql',
+          code: sql,
+          database: db.name,
+          dataframe: name,
+          rows: provenance.rows,
+          output: content,
+          ...callOf(context),
+        },
         [],
         true,
         context.author,

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Execution } from '../../ports/sandbox.js';
 import { ReviewError } from '../../report/report.js';
 import { truncateForModel } from '../format-for-model.js';
-import { type DraftedSection, defineTool } from '../tool.js';
+import { callOf, type DraftedSection, defineTool } from '../tool.js';
 
 /** What the model reads back from a cell: output, value, error with traceback, and what happened. */
 export function describeExecution(execution: Execution): string {
@@ -40,7 +40,7 @@ export const runPython = defineTool({
     for (const figure of figures) await context.emit({ kind: 'chart', ...figure });
     const described = describeExecution(execution);
     await context.work.addCell(
-      { language: 'python', code, output: truncateForModel(described, 2000) },
+      { language: 'python', code, output: truncateForModel(described, 2000), ...callOf(context) },
       figures,
       ok,
       context.author,
@@ -76,6 +76,8 @@ export const draftSection = defineTool({
     revises: z.string().min(1).optional().describe('Id of the section this is a new version of, e.g. s1'),
   }),
   async execute({ title, markdown, stage, revises }, context) {
+    const verdict = context.reviewFigures ? await context.reviewFigures(markdown, 'section') : undefined;
+    if (verdict?.kind === 'redo') return { content: verdict.note };
     let drafted: DraftedSection;
     try {
       drafted = await context.work.draft({
@@ -83,6 +85,7 @@ export const draftSection = defineTool({
         narrative: markdown,
         ...(stage ? { stage } : {}),
         ...(revises ? { revises } : {}),
+        ...(verdict ? { checks: verdict.checks } : {}),
       });
     } catch (error) {
       if (error instanceof ReviewError) return { content: error.message, failed: true };
@@ -94,7 +97,7 @@ export const draftSection = defineTool({
       version: drafted.version,
       title: drafted.title,
       ...(drafted.stage ? { stage: drafted.stage } : {}),
-      markdown: drafted.narrative,
+      markdown: verdict?.markdown ?? drafted.narrative,
       figures: drafted.figures,
       cells: drafted.cells.map(({ language, code, author }) => ({ language, code, author })),
       controls: ['accept', 'revise', 'discard'],

@@ -1,0 +1,33 @@
+/**
+ * What a thread's figures are checked against, kept with its conversation: the numbers of every
+ * tool result (and of cells people ran themselves), and the numbers people wrote (the request,
+ * answers, feedback), which the agent may state back without a result behind them.
+ */
+import type { Conversation } from '../conversation.js';
+import type { EvidenceSource } from './ground-figures.js';
+import { numbersIn } from './result-numbers.js';
+
+/** Numbers kept per thread at most; the oldest results go first beyond it. */
+export const MAX_THREAD_NUMBERS = 40_000;
+const MAX_GIVEN = 500;
+
+/** Keeps the numbers of a tool result (or a person's cell) that the thread has seen. */
+export function keepEvidence(conversation: Conversation, source: { id: string; tool: string; text: string }): void {
+  const numbers = numbersIn(source.text);
+  if (numbers.length === 0) return;
+  const evidence = [...(conversation.evidence ?? []), { id: source.id, tool: source.tool, numbers }];
+  let total = evidence.reduce((sum, kept) => sum + kept.numbers.length, 0);
+  while (total > MAX_THREAD_NUMBERS && evidence.length > 1) total -= evidence.shift()?.numbers.length ?? 0;
+  conversation.evidence = evidence;
+}
+
+/** Keeps the numbers a person wrote in the thread. */
+export function keepGiven(conversation: Conversation, text: string): void {
+  const numbers = numbersIn(text);
+  if (numbers.length === 0) return;
+  conversation.given = [...new Set([...(conversation.given ?? []), ...numbers])].slice(-MAX_GIVEN);
+}
+
+export function evidenceOf(conversation: Conversation): EvidenceSource[] {
+  return conversation.evidence ?? [];
+}
