@@ -5,7 +5,7 @@
 import type { Logger } from '../logger.js';
 import type { Post } from '../ports/chat.js';
 import type { Database } from '../ports/database.js';
-import type { ChatMessage, CompletionParams, LlmClient } from '../ports/llm.js';
+import type { ChatMessage, CompletionParams, LlmClient, ToolCall } from '../ports/llm.js';
 import type { Kernel } from '../ports/sandbox.js';
 import type { LogEvent } from '../sessions/session-log.js';
 import { type ApprovalDecision, type ApprovalMode, gated, runHeldCall } from './approval.js';
@@ -15,7 +15,7 @@ import { answerText, type Conversation, type PendingQuestion } from './conversat
 import { finishTurn, type TurnOutcome } from './finish-turn.js';
 import { figureReview } from './grounding/figure-review.js';
 import { DEFAULT_APPROX } from './grounding/ground-figures.js';
-import { keepEvidence, keepGiven } from './grounding/thread-evidence.js';
+import { keepEvidence, keepGiven, keepParameters } from './grounding/thread-evidence.js';
 import { rankPlaybooksFor } from './playbook-ranking.js';
 import { formatPlaybookForPrompt, type Playbook } from './playbooks.js';
 import { readablePlaybooks } from './readable-playbooks.js';
@@ -212,7 +212,7 @@ export class Agent {
       onToolCall: async (call, outcome) => {
         delete context.onRows;
         delete context.callId;
-        if (!outcome.failed) keepEvidence(conversation, { id: call.id, tool: call.name, text: outcome.content });
+        if (!outcome.failed) keepResult(conversation, call, outcome.content);
         await progress.finished(call, outcome);
         this.options.logger.debug({ tool: call.name, failed: outcome.failed ?? false }, 'tool call');
         await request.log({
@@ -332,7 +332,7 @@ export class Agent {
     // A reply that is no decision skips the cell and reaches the model as the user's words.
     const decision = resume?.kind === 'approval' ? resume : { decision: 'skip' as const, user: '', note: request.text };
     const content = await runHeldCall(pending, decision, tool, { ...context, callId: pending.callId }, request.log);
-    keepEvidence(request.conversation, { id: pending.callId, tool: pending.tool, text: content });
+    keepResult(request.conversation, { id: pending.callId, name: pending.tool, arguments: pending.arguments }, content);
     return content;
   }
 
@@ -406,4 +406,18 @@ function answerInterruptedCalls(messages: ChatMessage[]): void {
         'Interrupted: tally restarted before this call finished. Variables made by cells that had finished are back in the kernel; check before running it again.',
     });
   }
+}
+
+/** The tools whose results hold data; a draft's or a question's result (a review note, an answer) does not. */
+const DATA_TOOLS = new Set(['list_tables', 'describe_table', 'run_sql', 'load_dataframe', 'run_python']);
+
+/** Keeps a data tool's result as what figures are checked against, and its code's numbers as parameters. */
+function keepResult(
+  conversation: Conversation,
+  call: Pick<ToolCall, 'id' | 'name' | 'arguments'>,
+  content: string,
+): void {
+  if (!DATA_TOOLS.has(call.name)) return;
+  keepEvidence(conversation, { id: call.id, tool: call.name, text: content });
+  keepParameters(conversation, call.arguments);
 }

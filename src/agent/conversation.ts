@@ -34,8 +34,10 @@ export interface Conversation {
   plan?: { text: string; steps: Array<{ title: string; status: TaskStatus }> };
   /** The numbers of the thread's tool results: what its figures are checked against. */
   evidence?: EvidenceSource[];
-  /** The numbers people wrote in the thread (requests, answers, feedback): not figures to check. */
+  /** Numbers people wrote (requests, answers, feedback): not figures to check. */
   given?: number[];
+  /** Numbers of the code and SQL that ran: a figure stating one that no result holds is a parameter. */
+  parameters?: number[];
   /** The model was told about ungrounded figures and is redoing its text: what it hands in next is posted. */
   figuresNoted?: true;
 }

@@ -1,11 +1,18 @@
 /**
  * `tally eval --compare A B`: two runs side by side as plain text, for a terminal. Accuracy three
- * ways and by level, tokens, time and cost with the change from A to B, then the cases whose
- * verdict flipped and those only one run has.
+ * ways and by level, the share of figures grounded, tokens, time and cost with the change from A to
+ * B, then the cases whose verdict flipped and those only one run has.
  */
 import { formatUtc } from '../report/export-markdown.js';
 import type { Accuracy, EvalSummary } from './eval-case.js';
-import { formatCost, formatCount, formatDuration, formatPercent, sortLevels } from './format-eval-numbers.js';
+import {
+  formatCost,
+  formatCount,
+  formatDuration,
+  formatGrounded,
+  formatPercent,
+  sortLevels,
+} from './format-eval-numbers.js';
 import type { EvalRun } from './write-eval-run.js';
 
 /** A row of the table: what, A, B, and the change from A to B ('' when it means nothing). */
@@ -56,6 +63,15 @@ function levelRows(a: EvalSummary, b: EvalSummary): Row[] {
     const change = left && right ? pointsChange(left.byQuestion, right.byQuestion) : '';
     return [`level ${level}: by question`, cell(left), cell(right), change];
   });
+}
+
+/** A run written before `tally eval` measured grounding shows a dash; a run with no figures has no share to move. */
+function groundingRow(a: EvalSummary, b: EvalSummary): Row {
+  const cell = (summary: EvalSummary) => (summary.grounding ? formatGrounded(summary.grounding) : '—');
+  const left = a.grounding;
+  const right = b.grounding;
+  const change = left && right && left.figures > 0 && right.figures > 0 ? pointsChange(left.share, right.share) : '';
+  return ['figures grounded', cell(a), cell(b), change];
 }
 
 function amountRows(a: EvalSummary, b: EvalSummary): Row[] {
@@ -127,6 +143,7 @@ export function compareRuns(a: EvalRun, b: EvalRun): string {
     ['started', started(a.summary), started(b.summary), ''],
     ...accuracyRows('overall', a.summary.overall, b.summary.overall),
     ...levelRows(a.summary, b.summary),
+    groundingRow(a.summary, b.summary),
     ...amountRows(a.summary, b.summary),
   ];
   const lines = table(rows);

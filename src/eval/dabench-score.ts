@@ -1,16 +1,19 @@
 /**
  * DABench's scoring, as the benchmark's own evaluation does it: the response's `@name[value]`
  * answers are found with one regular expression, and each labelled answer counts as correct when
- * its name is there with an equal value, equal as strings or as numbers within 1e-6.
+ * its name is there with an equal value, equal as strings or as numbers within 1e-6. The marks
+ * tally puts after figures it found in no tool result (`@mean[3.14⚠]`) are dropped first: they are
+ * tally's note to the reader, not part of the value.
  */
+import { MARK } from '../agent/grounding/annotate-figures.js';
 import type { PartScore } from './eval-case.js';
 
 const ANSWER = /@(\w+)\[(.*?)\]/g;
 
-/** The `@name[value]` answers in a text; a name given twice keeps its last value. */
+/** The `@name[value]` answers in a text, grounding marks dropped; a name given twice keeps its last value. */
 export function parseAnswers(text: string): Map<string, string> {
   const found = new Map<string, string>();
-  for (const match of text.matchAll(ANSWER)) found.set(match[1] ?? '', (match[2] ?? '').trim());
+  for (const match of text.replaceAll(MARK, '').matchAll(ANSWER)) found.set(match[1] ?? '', (match[2] ?? '').trim());
   return found;
 }
 

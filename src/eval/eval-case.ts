@@ -57,6 +57,20 @@ export interface PartScore {
   why?: string;
 }
 
+/**
+ * The figures of what a case's thread posted (its answers and section drafts), as tally checked them
+ * against the thread's tool results (src/agent/grounding): summed over the posted texts, each text as
+ * it was finally posted (after any review note). A case that posted no figures has `figures` 0.
+ */
+export interface CaseGrounding {
+  /** Figures stated (numbers a reader takes as results; years, counts in prose and the like are not). */
+  figures: number;
+  /** Found in a tool result, or said to be a difference, ratio or share of two that were. */
+  grounded: number;
+  /** As written, in order, once per posted text that stated them unfound (or with a comma decimal mark). */
+  ungrounded: string[];
+}
+
 /** How a case ended: it ran to its end, a budget stopped it, or something broke. */
 export type CaseStatus = 'done' | 'time_budget' | 'token_budget' | 'error';
 
@@ -82,6 +96,8 @@ export interface CaseResult {
   costUsd?: number;
   /** What went wrong, for status `error` (and the budget that ran out, for the budget statuses). */
   error?: string;
+  /** The posted figures as checked; absent in results written before `tally eval` measured them. */
+  grounding?: CaseGrounding;
   transcript: string;
 }
 
@@ -110,4 +126,14 @@ export interface EvalSummary {
   costUsd?: number;
   /** Per case, medians: wall time, model time, tokens. */
   perCase: { wallMsP50: number; modelMsP50: number; tokensP50: number };
+  /** The posted figures of every case; absent in summaries written before `tally eval` measured them. */
+  grounding?: EvalGrounding;
+}
+
+/** The posted figures of a run, summed over its cases (see {@link CaseGrounding}). */
+export interface EvalGrounding {
+  figures: number;
+  grounded: number;
+  /** grounded / figures, 0–1; 1 when no figures were posted. */
+  share: number;
 }

@@ -1,8 +1,9 @@
 /**
  * `tally eval`: runs a suite through tally against the configured model (LLM_*), with a progress
- * line and an ETA, writes results.jsonl, summary.json and report.html, and prints the accuracy; or
- * `--compare A B` prints two runs side by side. Without LLM_BASE_URL, DABench runs against the
- * scripted oracle (it proves the harness, not a model) and says so.
+ * line and an ETA, writes results.jsonl, summary.json and report.html, and prints the accuracy and
+ * the share of figures grounded; or `--compare A B` prints two runs side by side. Without
+ * LLM_BASE_URL, DABench runs against the scripted oracle (it proves the harness, not a model) and
+ * says so.
  */
 import { join } from 'node:path';
 import { loadConfig } from '../config.js';
@@ -13,7 +14,8 @@ import { createLogger } from '../logger.js';
 import { compareRuns } from './compare-runs.js';
 import { dabenchOracle } from './dabench-oracle.js';
 import { dabenchCases, loadDabench, selectCases } from './dabench-suite.js';
-import type { CaseResult, EvalCase, EvalSummary } from './eval-case.js';
+import { describeSummary } from './describe-summary.js';
+import type { CaseResult, EvalCase } from './eval-case.js';
 import { startEvalHarness } from './eval-harness.js';
 import { loadGoldenCases } from './golden/golden-suite.js';
 import { summariseEval } from './summarise-eval.js';
@@ -145,24 +147,4 @@ function progressLine(total: number, startedAt: number) {
       process.stderr.isTTY ? `\r${line}` : `${line}  (${result.id}: ${result.correct ? 'correct' : result.status})\n`,
     );
   };
-}
-
-function describeSummary(summary: EvalSummary): string {
-  const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
-  const row = (label: string, accuracy: EvalSummary['overall']) =>
-    `${label.padEnd(28)} ${String(accuracy.cases).padStart(5)}  ${percent(accuracy.byQuestion).padStart(8)}  ${percent(accuracy.bySubQuestion).padStart(8)}  ${percent(accuracy.proportional).padStart(8)}`;
-  const lines = [
-    `${summary.suite} with ${summary.model}: accuracy by question, by sub-question, proportional`,
-    `${''.padEnd(28)} ${'cases'.padStart(5)}  ${'question'.padStart(8)}  ${'sub-q'.padStart(8)}  ${'prop.'.padStart(8)}`,
-    row('overall', summary.overall),
-    ...Object.entries(summary.byLevel).map(([level, accuracy]) => row(`  ${level}`, accuracy)),
-    `tokens ${summary.tokens.prompt} in / ${summary.tokens.completion} out${summary.costUsd === undefined ? '' : `, $${summary.costUsd.toFixed(4)}`}; per case p50 ${Math.round(summary.perCase.wallMsP50 / 100) / 10} s wall, ${summary.perCase.tokensP50} tokens`,
-    `statuses: ${Object.entries(summary.statuses)
-      .map(([status, count]) => `${status} ${count}`)
-      .join(', ')}`,
-  ];
-  if (summary.suite === 'dabench') {
-    lines.push('published, by question: gpt-4-0613 (ReAct) 78.72%; Data Interpreter (gpt-4o) 94.93%');
-  }
-  return lines.join('\n');
 }

@@ -65,6 +65,7 @@ export async function startEvalHarness(options: {
     modelMs: 0,
     wallMs: Math.round(wallMs),
     error: error instanceof Error ? error.message : String(error),
+    grounding: { figures: 0, grounded: 0, ungrounded: [] },
     transcript: '',
   });
 
@@ -114,6 +115,7 @@ export async function startEvalHarness(options: {
           : run.error
             ? { error: run.error }
             : {}),
+      grounding: run.grounding,
       transcript: run.outcome.transcript,
     };
   };

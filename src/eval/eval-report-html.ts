@@ -1,14 +1,22 @@
 /**
  * A `tally eval` run as one self-contained HTML page: accuracy three ways (overall, by level, by
- * concept), cost and time per case, the slowest cases, and the failed cases with their transcripts
- * folded. Answers and transcripts come from a model and the datasets, so every piece of text is
+ * concept), the share of posted figures found in a tool result (overall, per case, and the figures
+ * that were not), cost and time per case, the slowest cases, and the failed cases with their
+ * transcripts folded. Answers and transcripts come from a model and the datasets, so every piece of text is
  * escaped and the page's policy lets nothing load and nothing run.
  */
 
 import { escapeHtml } from '../report/export-html.js';
 import { formatUtc } from '../report/export-markdown.js';
 import type { Accuracy, CaseResult, CaseStatus, EvalSummary } from './eval-case.js';
-import { formatCost, formatCount, formatDuration, formatPercent, sortLevels } from './format-eval-numbers.js';
+import {
+  formatCost,
+  formatCount,
+  formatDuration,
+  formatGrounded,
+  formatPercent,
+  sortLevels,
+} from './format-eval-numbers.js';
 
 /** A published result the run can be held against. */
 interface ReferenceFigure {
@@ -151,22 +159,59 @@ function referenceTable(summary: EvalSummary): string {
 <p class="note">Published figures are for the whole DABench question set: a run of a subset compares only loosely.</p>`;
 }
 
+/** The case's id, linked to its section below when it failed. */
+function caseId(result: CaseResult): string {
+  return failed(result) ? `<a href="#${caseAnchor(result.id)}">${escapeHtml(result.id)}</a>` : escapeHtml(result.id);
+}
+
+/** A case's share of figures grounded; a dash for a result written before eval measured it. */
+function grounded(result: CaseResult): string {
+  return result.grounding ? formatGrounded(result.grounding) : '—';
+}
+
 function caseRow(result: CaseResult): string {
-  const id = failed(result)
-    ? `<a href="#${caseAnchor(result.id)}">${escapeHtml(result.id)}</a>`
-    : escapeHtml(result.id);
-  return `<tr><td>${id}</td><td>${escapeHtml(result.level)}</td><td>${yesNo(result.correct)}</td><td>${escapeHtml(
+  return `<tr><td>${caseId(result)}</td><td>${escapeHtml(result.level)}</td><td>${yesNo(result.correct)}</td><td>${escapeHtml(
     result.status,
-  )}</td>${number(partsCorrect(result))}${number(formatCount(result.tokens.prompt))}${number(
+  )}</td>${number(partsCorrect(result))}${number(grounded(result))}${number(formatCount(result.tokens.prompt))}${number(
     formatCount(result.tokens.completion),
   )}${number(formatDuration(result.modelMs))}${number(formatDuration(result.wallMs))}${number(formatCost(result.costUsd))}</tr>`;
 }
 
-const CASE_HEADER = `<thead><tr><th scope="col">Case</th><th scope="col">Level</th><th scope="col">Correct</th><th scope="col">Status</th><th scope="col">Parts</th><th scope="col">Tokens in</th><th scope="col">Tokens out</th><th scope="col">Model time</th><th scope="col">Wall time</th><th scope="col">Cost</th></tr></thead>`;
+const CASE_HEADER = `<thead><tr><th scope="col">Case</th><th scope="col">Level</th><th scope="col">Correct</th><th scope="col">Status</th><th scope="col">Parts</th><th scope="col">Figures grounded</th><th scope="col">Tokens in</th><th scope="col">Tokens out</th><th scope="col">Model time</th><th scope="col">Wall time</th><th scope="col">Cost</th></tr></thead>`;
 
 function caseTable(id: string, results: CaseResult[]): string {
   return `<table id="${id}">${CASE_HEADER}
 <tbody>${results.map(caseRow).join('\n')}</tbody></table>`;
+}
+
+/** The header's line on grounding, for runs that measured it. */
+function groundingHeader(summary: EvalSummary): string {
+  return summary.grounding
+    ? `<dt>Figures grounded</dt><dd>${escapeHtml(formatGrounded(summary.grounding))}</dd>\n`
+    : '';
+}
+
+function groundingSection(summary: EvalSummary, results: CaseResult[]): string {
+  const { grounding } = summary;
+  if (!grounding) return '';
+  const heading = `<h2>Figures grounded</h2>`;
+  if (grounding.figures === 0) return `${heading}\n<p>No case posted a figure.</p>`;
+  const flagged = results.filter((result) => (result.grounding?.ungrounded.length ?? 0) > 0);
+  const rows = flagged.map(
+    (result) =>
+      `<tr><td>${caseId(result)}</td>${number(grounded(result))}<td><code>${escapeHtml(
+        result.grounding?.ungrounded.join(', ') ?? '',
+      )}</code></td></tr>`,
+  );
+  const share = `<p>Of the figures the cases posted in answers and report sections, ${escapeHtml(
+    formatGrounded(grounding),
+  )} were found in a tool result of their thread (or said to be computed from two that were); the others were posted marked ⚠.</p>`;
+  const list =
+    rows.length === 0
+      ? '<p>Every figure posted was found in a tool result.</p>'
+      : `<table id="ungrounded"><thead><tr><th scope="col">Case</th><th scope="col">Figures grounded</th><th scope="col">Not found in any result</th></tr></thead>
+<tbody>${rows.join('\n')}</tbody></table>`;
+  return `${heading}\n${share}\n${list}`;
 }
 
 function failedCase(result: CaseResult): string {
@@ -219,13 +264,14 @@ export function renderEvalReport(summary: EvalSummary, results: CaseResult[]): s
 <dt>Wall time</dt><dd>${escapeHtml(formatDuration(summary.wallMs))}</dd>
 <dt>Tokens</dt><dd>${formatCount(tokens)} (${formatCount(summary.tokens.prompt)} in, ${formatCount(summary.tokens.completion)} out)</dd>
 <dt>Cost</dt><dd>${escapeHtml(formatCost(summary.costUsd))}</dd>
-<dt>Per case (median)</dt><dd>${escapeHtml(
+${groundingHeader(summary)}<dt>Per case (median)</dt><dd>${escapeHtml(
     `${formatDuration(summary.perCase.wallMsP50)} wall, ${formatDuration(summary.perCase.modelMsP50)} waiting for the model, ${formatCount(summary.perCase.tokensP50)} tokens`,
   )}</dd>
 </dl>
 </header>
 ${accuracyTable(summary)}
 ${statusTable(summary)}
+${groundingSection(summary, results)}
 ${referenceTable(summary)}
 <h2>Cases</h2>
 ${caseTable('cases', results)}

@@ -23,6 +23,12 @@ export function formatCount(count: number): string {
   return Math.round(count).toLocaleString('en-US');
 }
 
+/** `97.5% (39 of 40)`: the share of figures grounded, and of how many; `no figures` when none were stated. */
+export function formatGrounded(grounding: { figures: number; grounded: number }): string {
+  if (grounding.figures === 0) return 'no figures';
+  return `${formatPercent(grounding.grounded / grounding.figures)} (${formatCount(grounding.grounded)} of ${formatCount(grounding.figures)})`;
+}
+
 /** `$1.2346`; a dash when no price table named the model (TALLY_MODEL_PRICES). */
 export function formatCost(costUsd: number | undefined): string {
   return costUsd === undefined ? '—' : `$${costUsd.toFixed(4)}`;

@@ -13,7 +13,7 @@ import type { Store } from '../ports/store.js';
 import { ReportBook } from '../report/report-book.js';
 import { driveThread } from '../sessions/drive-thread.js';
 import { type LogEntry, logKey } from '../sessions/session-log.js';
-import type { CaseOutcome, EvalCase } from './eval-case.js';
+import type { CaseGrounding, CaseOutcome, EvalCase } from './eval-case.js';
 import { type HeadlessThreads, postText } from './headless-threads.js';
 
 export const EVAL_USER = 'eval';
@@ -35,6 +35,7 @@ export interface CaseRun {
   error?: string;
   toolCalls: number;
   failedToolCalls: number;
+  grounding: CaseGrounding;
 }
 
 export async function runCase(evalCase: EvalCase, threadKey: ThreadKey, context: CaseRunContext): Promise<CaseRun> {
@@ -79,6 +80,20 @@ export async function runCase(evalCase: EvalCase, threadKey: ThreadKey, context:
     ...(error ? { error } : {}),
     toolCalls: calls.length,
     failedToolCalls: calls.filter((entry) => entry.kind === 'tool_call' && entry.failed).length,
+    grounding: caseGrounding(log),
+  };
+}
+
+/**
+ * The figures of the texts the thread posted, from the log's grounding checks: only `posted` ones
+ * count, as a `noted` text went back to the model and was redone.
+ */
+export function caseGrounding(log: LogEntry[]): CaseGrounding {
+  const posted = log.flatMap((entry) => (entry.kind === 'grounding' && entry.outcome === 'posted' ? [entry] : []));
+  return {
+    figures: posted.reduce((total, entry) => total + entry.figures, 0),
+    grounded: posted.reduce((total, entry) => total + entry.grounded, 0),
+    ungrounded: posted.flatMap((entry) => entry.ungrounded),
   };
 }
 

@@ -1,5 +1,8 @@
-/** A run's results summed up: accuracy three ways (overall, by level, by concept), statuses, tokens and cost. */
-import type { Accuracy, CaseResult, CaseStatus, EvalSummary } from './eval-case.js';
+/**
+ * A run's results summed up: accuracy three ways (overall, by level, by concept), statuses, tokens
+ * and cost, and the share of posted figures found in a tool result.
+ */
+import type { Accuracy, CaseResult, CaseStatus, EvalGrounding, EvalSummary } from './eval-case.js';
 
 /** Accuracy as the DABench paper reports it: by question, by sub-question, and proportional. */
 export function accuracyOf(results: CaseResult[]): Accuracy {
@@ -24,6 +27,14 @@ function groupBy(results: CaseResult[], keys: (result: CaseResult) => string[]):
   return Object.fromEntries(
     [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, group]) => [key, accuracyOf(group)]),
   );
+}
+
+/** The posted figures of every case that measured them; a share of 1 when there were none. */
+export function runGrounding(results: CaseResult[]): EvalGrounding {
+  const measured = results.flatMap((result) => (result.grounding ? [result.grounding] : []));
+  const figures = measured.reduce((total, grounding) => total + grounding.figures, 0);
+  const grounded = measured.reduce((total, grounding) => total + grounding.grounded, 0);
+  return { figures, grounded, share: figures === 0 ? 1 : grounded / figures };
 }
 
 function median(values: number[]): number {
@@ -55,5 +66,6 @@ export function summariseEval(
       modelMsP50: median(results.map((result) => result.modelMs)),
       tokensP50: median(results.map((result) => result.tokens.prompt + result.tokens.completion)),
     },
+    grounding: runGrounding(results),
   };
 }

@@ -7,7 +7,7 @@
 import type { Agent, Resume } from '../agent/agent.js';
 import type { ApprovalMode } from '../agent/approval.js';
 import { emptyConversation } from '../agent/conversation.js';
-import { keepEvidence } from '../agent/grounding/thread-evidence.js';
+import { keepEvidence, keepParameters } from '../agent/grounding/thread-evidence.js';
 import { describeSettings, parseSetCommand } from '../agent/settings.js';
 import type { Logger } from '../logger.js';
 import type { AccessControl } from '../ports/access.js';
@@ -313,7 +313,10 @@ export class MessageTurns {
           work,
           databases: thread.databases,
           signal: controller.signal,
-          keep: (source) => keepEvidence(session.conversation, source),
+          keep: (source) => {
+            keepEvidence(session.conversation, source);
+            keepParameters(session.conversation, source.code);
+          },
         });
         return;
       }

@@ -20,8 +20,8 @@ export interface UserCodeContext {
   work: Workbench;
   databases: Database[];
   signal: AbortSignal;
-  /** Keeps what the cell showed as a result the agent's figures may quote. */
-  keep?: (source: { id: string; tool: string; text: string }) => void;
+  /** Keeps what the cell showed as a result the agent's figures may quote (and its code's parameters). */
+  keep?: (source: { id: string; tool: string; text: string; code: string }) => void;
 }
 
 export async function runUserCode(code: UserCode, context: UserCodeContext): Promise<void> {
@@ -33,7 +33,7 @@ export async function runUserCode(code: UserCode, context: UserCodeContext): Pro
     try {
       const result = await database.query(code.code, { maxRows: 50, signal });
       const columns = result.columns.map((column) => column.name);
-      context.keep?.({ id: call, tool: 'user_sql', text: formatRows(columns, result.rows) });
+      context.keep?.({ id: call, tool: 'user_sql', text: formatRows(columns, result.rows), code: code.code });
       await work.addCell(
         { language: 'sql', code: code.code, database: database.name, rows: result.rows.length, call },
         [],
@@ -63,7 +63,7 @@ export async function runUserCode(code: UserCode, context: UserCodeContext): Pro
   }));
   for (const figure of figures) await emit({ kind: 'chart', ...figure });
   const output = describeExecution(execution);
-  if (ok) context.keep?.({ id: call, tool: 'user_python', text: output });
+  if (ok) context.keep?.({ id: call, tool: 'user_python', text: output, code: code.code });
   await work.addCell(
     { language: 'python', code: code.code, output: output.slice(0, 2000), call },
     figures,

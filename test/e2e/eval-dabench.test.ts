@@ -1,10 +1,12 @@
 /**
  * The DABench harness end to end with a scripted oracle through the real `openai` SDK: each case's
  * CSV is shared into a fresh thread, the real router, agent, sandbox and tools run, and the answer is
- * scored the benchmark's way. Right answers score 20/20, wrong numbers 0/20, an omitted part gets
- * the benchmark's partial credit; for five cases the oracle computes its answer with pandas in the
- * sandbox from the shared file, so the data path is proven, not only the scorer. A case over its
- * token or time budget is stopped and reported, and the run goes on.
+ * scored the benchmark's way. Right answers (printed by a cell first, so every figure is grounded)
+ * score 20/20, wrong numbers 0/20, an omitted part gets the benchmark's partial credit; answers
+ * stated with no cell behind them are posted marked ⚠ and still score. For five cases the oracle
+ * computes its answer with pandas in the sandbox from the shared file, so the data path is proven,
+ * not only the scorer. A case over its token or time budget is stopped and reported, and the run
+ * goes on.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -15,7 +17,7 @@ import {
   say,
   slow,
 } from '../../src/demo/scripted-model-server.js';
-import { answerFromLabels, dabenchOracle, type OracleAnswer } from '../../src/eval/dabench-oracle.js';
+import { answerFromLabels, dabenchOracle, labelledAnswer, type OracleAnswer } from '../../src/eval/dabench-oracle.js';
 import { type DabenchItem, dabenchCases, loadDabench, selectCases } from '../../src/eval/dabench-suite.js';
 import type { CaseResult } from '../../src/eval/eval-case.js';
 import type { EvalHarness, EvalRunOptions } from '../../src/eval/eval-harness.js';
@@ -40,7 +42,7 @@ const PRINTED_NAMES: Record<number, string[]> = {
   14: ['price_range_mean', 'price_range_std_dev', 'price_range_median'],
 };
 
-type Mode = 'right' | 'wrong' | 'omit' | 'computed' | 'chatty' | 'slow';
+type Mode = 'right' | 'unchecked' | 'wrong' | 'omit' | 'computed' | 'chatty' | 'slow';
 let mode: Mode = 'right';
 /** Cases answered otherwise than `mode`, by DABench id, so one run can mix them. */
 const modeOfCase = new Map<number, Mode>();
@@ -50,6 +52,7 @@ const wrongValue = (value: string) => (Number.isFinite(Number(value)) ? String(N
 
 const answers: Record<Mode, OracleAnswer> = {
   right: answerFromLabels,
+  unchecked: (item) => say(labelledAnswer(item)), // the right values, but no cell printed them
   wrong: (item) => say(item.labels.map(([name, value]) => `@${name}[${wrongValue(value)}]`).join(' ')),
   omit: (item) =>
     say(
@@ -111,9 +114,36 @@ describe('tally eval on DABench (scripted oracle)', () => {
     expect(summary.overall).toMatchObject({ cases: 20, byQuestion: 1, bySubQuestion: 1, proportional: 1 });
     expect(Object.keys(summary.byLevel).sort()).toEqual(['easy', 'hard', 'medium']);
     expect(summary.byConcept['Summary Statistics']?.cases).toBeGreaterThan(0);
-    expect(results.every((result) => result.tokens.prompt > 0 && result.modelCalls >= 2)).toBe(true);
+    expect(results.every((result) => result.tokens.prompt > 0 && result.modelCalls >= 3)).toBe(true);
     // The CSV was shared into the thread as a person would: the model was told where it is.
     expect(JSON.stringify(server.chatRequests.at(-1)?.body)).toContain('/inputs/uploads/');
+    // Each case printed its values in a cell before stating them: every figure is grounded.
+    expect(results.filter((result) => result.toolCalls !== 1).map((result) => result.id)).toEqual([]);
+    expect(results.filter((result) => result.grounding?.ungrounded.length !== 0).map((result) => result.id)).toEqual(
+      [],
+    );
+    expect(summary.grounding?.share).toBe(1);
+    expect(summary.grounding?.figures).toBeGreaterThan(20);
+    expect(summary.grounding?.grounded).toBe(summary.grounding?.figures);
+  }, 300_000);
+
+  it('marks figures stated with no cell behind them, lists them as ungrounded, and still scores them', async () => {
+    mode = 'unchecked';
+    const picked = items.filter((item) => [0, 8, 27].includes(item.id));
+    const results = await run(dabenchCases(picked));
+    expect(results.filter((result) => !result.correct).map((result) => [result.id, result.parts])).toEqual([]);
+    // The answer was given again after the review note, unchanged, and posted with its figures marked.
+    const [first] = results;
+    expect(first?.answer).toMatch(/^@mean_fare\[34\.65⚠\]/);
+    expect(first?.answer).toContain('⚠ not found in any result: 34.65');
+    expect(results.map((result) => [result.id, result.grounding])).toEqual(
+      picked.map((item) => {
+        const figures = item.labels.map(([, value]) => value);
+        return [`dabench-${item.id}`, { figures: figures.length, grounded: 0, ungrounded: figures }];
+      }),
+    );
+    const summary = summariseEval(results, { suite: 'dabench', model: 'oracle', startedAt: '', wallMs: 0 });
+    expect(summary.grounding).toMatchObject({ grounded: 0, share: 0 });
   }, 300_000);
 
   it('scores wrong numbers 0/20, and one omitted part of two with partial credit', async () => {

@@ -1,8 +1,9 @@
 /**
  * The telco golden suite end to end: MariaDB telco_db, the real router, agent (triage, playbook,
  * plan, tool loop), sandbox and review, with a scripted oracle that runs the right SQL and pandas and
- * answers from what they return. Every part is right, save one the agent gets wrong today; an oracle
- * that rounds one case's rates to 2 decimals fails that case alone, and its checker says why.
+ * answers from what they return. Every part is right, and every figure posted is grounded in a tool
+ * result; an oracle that pastes a stale rate into one case's answer fails that case alone, its
+ * checker says why, and the stale figure is counted as ungrounded.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScriptStep } from '../../src/demo/scripted-model-server.js';
@@ -11,8 +12,9 @@ import type { EvalHarness } from '../../src/eval/eval-harness.js';
 import { loadGoldenCases } from '../../src/eval/golden/golden-suite.js';
 import { churnAucBand } from '../../src/eval/golden/model-case.js';
 import { computeTelcoFacts } from '../../src/eval/golden/telco-facts.js';
+import { summariseEval } from '../../src/eval/summarise-eval.js';
 import { type EvalFixture, startEvalFixture } from '../support/eval-fixture.js';
-import { goldenOracleStep, STALE_CASE } from '../support/golden-oracle.js';
+import { goldenOracleStep, STALE_CASE, staleRate } from '../support/golden-oracle.js';
 
 const facts = computeTelcoFacts();
 const cases = loadGoldenCases(facts);
@@ -29,10 +31,17 @@ const failures = (results: CaseResult[]) =>
     ...result.parts.filter((part) => !part.correct).map((part) => ({ id: result.id, part: part.name, why: part.why })),
   ]);
 
+/** A case's share of figures grounded (1 when it posted none). */
+const shareOf = (result: CaseResult) =>
+  result.grounding && result.grounding.figures > 0 ? result.grounding.grounded / result.grounding.figures : 1;
+
+const summaryOf = (results: CaseResult[]) =>
+  summariseEval(results, { suite: 'golden', model: 'oracle', startedAt: '', wallMs: 0 });
+
 beforeAll(async () => {
   const right = goldenOracleStep();
-  const rounded = goldenOracleStep({ stale: true });
-  const script = Array.from({ length: 1000 }, (): ScriptStep => (context) => (stale ? rounded : right)(context));
+  const sloppy = goldenOracleStep({ stale: true });
+  const script = Array.from({ length: 1000 }, (): ScriptStep => (context) => (stale ? sloppy : right)(context));
   fixture = await startEvalFixture('evalgold', script);
   harness = fixture.harness;
 }, 180_000);
@@ -62,18 +71,44 @@ describe('tally eval on the telco golden suite (scripted oracle)', () => {
     expect(computing.filter((result) => result.toolCalls === 0).map((result) => result.id)).toEqual([]);
     expect(byId.get('golden-out-of-scope')?.toolCalls).toBe(0);
     expect(results.every((result) => result.failedToolCalls === 0)).toBe(true);
+    // Every figure posted was found in a tool result, and every computing case posted some.
+    expect(results.map((result) => [result.id, result.grounding?.ungrounded, shareOf(result)])).toEqual(
+      results.map((result) => [result.id, [], 1]),
+    );
+    expect(computing.filter((result) => !result.grounding?.figures).map((result) => result.id)).toEqual([]);
+    expect(summaryOf(results).grounding).toMatchObject({ share: 1 });
+    expect(summaryOf(results).grounding?.figures).toBeGreaterThan(computing.length);
+    expect(results.map((result) => result.answer).join('\n')).not.toContain('⚠');
   }, 600_000);
 
-  it('fails the case whose rates were rounded to 2 decimals, and says why', async () => {
+  it('fails the case that states a stale rate, says why, and counts the stale figure as ungrounded', async () => {
     stale = true;
+    const asked = fixture?.server.chatRequests.length ?? 0;
     const results = await harness.run(cases, RUN);
-    const twoYear = facts.churnByContract.get('Two year') ?? Number.NaN;
+    const twoYear = (facts.churnByContract.get('Two year') ?? Number.NaN).toFixed(3);
+    const pasted = staleRate(twoYear);
     expect(failures(results).filter((failure) => failure.id === STALE_CASE)).toContainEqual({
       id: STALE_CASE,
       part: 'Two year',
-      why: `expected churn rate for contract 'Two year' ${twoYear.toFixed(3)} (3 decimals), found ${Math.round(twoYear * 100) / 100}`,
+      why: `expected churn rate for contract 'Two year' ${twoYear} (3 decimals), found ${pasted}`,
     });
     expect(failures(results).filter((failure) => failure.id !== STALE_CASE)).toEqual([]);
-    expect(results.find((result) => result.id === STALE_CASE)?.correct).toBe(false);
+    const sloppy = results.find((result) => result.id === STALE_CASE);
+    expect(sloppy?.correct).toBe(false);
+    // Only this case's answer got a review note; it was given again as it was, and the reader sees the
+    // figure marked.
+    const told = (fixture?.server.chatRequests.slice(asked) ?? [])
+      .map((request) => JSON.stringify(request.body))
+      .filter((body) => body.includes('Review note from tally'));
+    expect(told.length).toBeGreaterThan(0);
+    expect(told.filter((body) => !body.includes(pasted))).toEqual([]);
+    expect(sloppy?.answer).toContain(`Two year: ${pasted}⚠`);
+    expect(sloppy?.answer).toContain(`⚠ not found in any result: ${pasted}`);
+    // The stale figure is the one ungrounded figure of the run.
+    expect(results.map((result) => [result.id, result.grounding?.ungrounded])).toEqual(
+      results.map((result) => [result.id, result.id === STALE_CASE ? [pasted] : []]),
+    );
+    expect(sloppy?.grounding?.grounded).toBe((sloppy?.grounding?.figures ?? 0) - 1);
+    expect(summaryOf(results).grounding?.share).toBeLessThan(1);
   }, 600_000);
 });

@@ -6,8 +6,11 @@
  * step is the same function: it finds the case from the request in the conversation and the point
  * it has reached from the tool results so far.
  *
- * `stale: true` rounds the churn rates by contract to 2 decimals, as a sloppy analyst would: that
- * case (STALE_CASE) must fail, and say why.
+ * `stale: true` makes one case (STALE_CASE) sloppy: its cell prints the right churn rates by
+ * contract, but the answer states the two-year rate of an earlier run, as an analyst who pasted last
+ * quarter's number would. No tool printed that figure, so tally's review note asks for a correction;
+ * the oracle sends the same answer again, and the figure is posted marked. The case must fail, say
+ * why, and count the figure as ungrounded.
  */
 import {
   callTool,
@@ -20,6 +23,11 @@ import { loadGoldenCases } from '../../src/eval/golden/golden-suite.js';
 
 /** The case the stale oracle gets wrong. */
 export const STALE_CASE = 'golden-churn-by-contract';
+
+/** The two-year churn rate of the earlier run the stale oracle pastes, given this run's (3 decimals). */
+export function staleRate(rate: string): string {
+  return (Number(rate) + 0.012).toFixed(3);
+}
 
 interface ToolResult {
   name: string;
@@ -71,9 +79,11 @@ const sequence =
   (results) =>
     (acts[Math.min(results.length, acts.length - 1)] as Act)(results);
 
-/** Answers with what the last cell printed, under a heading. */
-const printed = (heading: string) => (results: ToolResult[]) =>
-  say(`${heading}\n\n${stdoutOf(results.at(-1)?.content ?? '')}`);
+/** Answers with what the last cell printed, under a heading (edited first, when `edit` is given). */
+const printed =
+  (heading: string, edit: (output: string) => string = (output) => output) =>
+  (results: ToolResult[]) =>
+    say(`${heading}\n\n${edit(stdoutOf(results.at(-1)?.content ?? ''))}`);
 
 /** One SQL query, then an answer from its first row. */
 const fromRow = (query: string, answer: (row: Record<string, string>) => string): Act =>
@@ -82,24 +92,28 @@ const fromRow = (query: string, answer: (row: Record<string, string>) => string)
     (results) => say(answer(first(results, 0))),
   );
 
-/** Rows into a DataFrame, a pandas cell, then an answer with what the cell printed. */
-const fromPandas = (frame: string, query: string, code: string, heading: string): Act =>
+/** Rows into a DataFrame, a pandas cell, then an answer with what the cell printed (edited, if so). */
+const fromPandas = (frame: string, query: string, code: string, heading: string, edit?: (output: string) => string) =>
   sequence(
     () => load(frame, query),
     () => python(code),
-    printed(heading),
+    printed(heading, edit),
   );
+
+/** The cell's output with the two-year rate replaced by the earlier run's. */
+const pasteStaleTwoYear = (output: string) =>
+  output.replace(/^(Two year: )(\S+)$/m, (_, label: string, rate: string) => `${label}${staleRate(rate)}`);
 
 /** Each train customer's value of a user_payments column, with Churn. */
 const churnJoin = (column: string) =>
   `SELECT p.customerID, p.${column}, c.Churn FROM user_payments p JOIN user_churn c ON c.customerID = p.customerID`;
 
-const ratesBy = (frame: string, column: string, decimals: 2 | 3) =>
+const ratesBy = (frame: string, column: string) =>
   [
     `kept = ${frame}[${frame}.${column} != ""]`,
     `rates = kept.Churn.eq("Yes").groupby(kept.${column}).mean()`,
     'for value, rate in rates.items():',
-    decimals === 3 ? '    print(f"{value}: {rate:.3f}")' : '    print(f"{value}: {round(rate, 2)}")',
+    '    print(f"{value}: {rate:.3f}")',
   ].join('\n');
 
 const MODEL_COLUMNS =
@@ -210,11 +224,13 @@ function oracleCases(stale: boolean): Record<string, OracleCase> {
     },
     'golden-churn-by-contract': {
       triage: ANSWERABLE,
+      // Stale or not, the answer is the same after a review note: the tool results have not changed.
       act: fromPandas(
         'contracts',
         churnJoin('Contract'),
-        ratesBy('contracts', 'Contract', stale ? 2 : 3),
+        ratesBy('contracts', 'Contract'),
         'Churn rate by contract (train tables):',
+        stale ? pasteStaleTwoYear : undefined,
       ),
     },
     'golden-churn-by-internet': {
@@ -238,7 +254,7 @@ function oracleCases(stale: boolean): Record<string, OracleCase> {
       act: fromPandas(
         'methods',
         churnJoin('PaymentMethod'),
-        ratesBy('methods', 'PaymentMethod', 3),
+        ratesBy('methods', 'PaymentMethod'),
         'Churn rate by payment method (train tables):',
       ),
     },

@@ -184,6 +184,19 @@ describe('compareRuns', () => {
     expect(row(text, 'cost')).toEqual(['—', '$1.0000']);
   });
 
+  it('shows the share of figures grounded with the change in points, and a dash for a run written before it', () => {
+    const text = compareRuns(
+      { summary: summary({ grounding: { figures: 40, grounded: 39, share: 39 / 40 } }), results: [] },
+      { summary: summary({ grounding: { figures: 50, grounded: 45, share: 0.9 } }), results: [] },
+    );
+    expect(row(text, 'figures grounded')).toEqual(['97.5% (39 of 40)', '90.0% (45 of 50)', '−7.5 pts']);
+    const older = compareRuns(
+      { summary: summary({}), results: [] },
+      { summary: summary({ grounding: { figures: 0, grounded: 0, share: 1 } }), results: [] },
+    );
+    expect(row(older, 'figures grounded')).toEqual(['—', 'no figures']);
+  });
+
   it('names both runs and warns when their suites differ', () => {
     const text = compareRuns(a, { summary: summary({ suite: 'telco', model: 'model-b' }), results: [] });
     expect(row(text, 'model')).toEqual(['model-a', 'model-b']);

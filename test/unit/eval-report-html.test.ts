@@ -22,6 +22,7 @@ function result(id: string, fields: Partial<CaseResult> = {}): CaseResult {
     modelMs: 1_500,
     wallMs: 3_000,
     costUsd: 0.0012,
+    grounding: { figures: 1, grounded: 1, ungrounded: [] },
     transcript: 'user: what is the mean fare?\nagent: 34.65',
     ...fields,
   };
@@ -47,6 +48,7 @@ function summary(fields: Partial<EvalSummary> = {}): EvalSummary {
     tokens: { prompt: 12_345, completion: 678 },
     costUsd: 0.0456,
     perCase: { wallMsP50: 3_000, modelMsP50: 1_500, tokensP50: 1_100 },
+    grounding: { figures: 4, grounded: 3, share: 0.75 },
     ...fields,
   };
 }
@@ -63,8 +65,14 @@ const results: CaseResult[] = [
     ],
     transcript: `agent: here you go ${ATTACK}`,
     wallMs: 9_000,
+    grounding: { figures: 3, grounded: 2, ungrounded: ['<b>0.5</b>'] },
   }),
-  result('dabench-3"><script>x</script>', { status: 'error', correct: false, error: 'kernel died <oops>' }),
+  result('dabench-3"><script>x</script>', {
+    status: 'error',
+    correct: false,
+    error: 'kernel died <oops>',
+    grounding: { figures: 0, grounded: 0, ungrounded: [] },
+  }),
 ];
 
 /** The HTML of the section under the h2 whose text starts with `heading`, up to the next h2. */
@@ -116,6 +124,33 @@ describe('renderEvalReport', () => {
     expect(header).toContain('<dt>Wall time</dt><dd>12 min 34 s</dd>');
     expect(header).toContain('<dt>Tokens</dt><dd>13,023 (12,345 in, 678 out)</dd>');
     expect(header).toContain('<dt>Cost</dt><dd>$0.0456</dd>');
+    expect(header).toContain('<dt>Figures grounded</dt><dd>75.0% (3 of 4)</dd>');
+  });
+
+  it('shows the share of figures grounded, and lists per case the figures found in no result', () => {
+    const grounding = section(html, 'Figures grounded');
+    expect(grounding).toContain(
+      'Of the figures the cases posted in answers and report sections, 75.0% (3 of 4) were found in a tool result',
+    );
+    expect(tableRows(html, 'ungrounded')).toEqual([
+      'Case|Figures grounded|Not found in any result',
+      'dabench-2|66.7% (2 of 3)|&#60;b&#62;0.5&#60;/b&#62;',
+    ]);
+    const clean = renderEvalReport(summary({ grounding: { figures: 1, grounded: 1, share: 1 } }), [
+      result('dabench-1'),
+    ]);
+    expect(section(clean, 'Figures grounded')).toContain('Every figure posted was found in a tool result.');
+    const none = renderEvalReport(summary({ grounding: { figures: 0, grounded: 0, share: 1 } }), []);
+    expect(section(none, 'Figures grounded')).toContain('No case posted a figure.');
+  });
+
+  it('leaves grounding out of a run written before eval measured it', () => {
+    const { grounding: _summary, ...older } = summary();
+    const { grounding: _result, ...olderResult } = result('dabench-1');
+    const page = renderEvalReport(older, [olderResult]);
+    expect(page).not.toContain('<h2>Figures grounded');
+    expect(page).not.toContain('<dt>Figures grounded');
+    expect(tableRows(page, 'cases')[1]).toBe('dabench-1|easy|yes|done|1/1|—|1,000|100|1.5 s|3.0 s|$0.0012');
   });
 
   it('tabulates accuracy overall, by level in level order and by concept, as percentages', () => {
@@ -143,12 +178,12 @@ describe('renderEvalReport', () => {
     expect(renderEvalReport(summary({ suite: 'telco' }), results)).not.toContain('id="reference"');
   });
 
-  it('lists every case with its parts, tokens, times and cost', () => {
+  it('lists every case with its parts, figures grounded, tokens, times and cost', () => {
     expect(tableRows(html, 'cases')).toEqual([
-      'Case|Level|Correct|Status|Parts|Tokens in|Tokens out|Model time|Wall time|Cost',
-      'dabench-1|easy|yes|done|1/1|1,000|100|1.5 s|3.0 s|$0.0012',
-      'dabench-2|hard|no|done|1/2|1,000|100|1.5 s|9.0 s|$0.0012',
-      'dabench-3&#34;&#62;&#60;script&#62;x&#60;/script&#62;|easy|no|error|1/1|1,000|100|1.5 s|3.0 s|$0.0012',
+      'Case|Level|Correct|Status|Parts|Figures grounded|Tokens in|Tokens out|Model time|Wall time|Cost',
+      'dabench-1|easy|yes|done|1/1|100.0% (1 of 1)|1,000|100|1.5 s|3.0 s|$0.0012',
+      'dabench-2|hard|no|done|1/2|66.7% (2 of 3)|1,000|100|1.5 s|9.0 s|$0.0012',
+      'dabench-3&#34;&#62;&#60;script&#62;x&#60;/script&#62;|easy|no|error|1/1|no figures|1,000|100|1.5 s|3.0 s|$0.0012',
     ]);
   });
 

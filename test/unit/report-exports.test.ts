@@ -330,3 +330,57 @@ describe('exportReport', () => {
     ]);
   });
 });
+
+describe('checked figures in the exports', () => {
+  const narrative = 'Ann spent 1,250.5 of 2,100 (59.5%); Bob spent 611.';
+  const checked: ReportDocument = {
+    ...doc,
+    sections: [
+      {
+        id: 's1',
+        title: 'Spend',
+        narrative,
+        version: 1,
+        request: 'who spends most?',
+        cells: [
+          cell({ language: 'sql', code: PREVIEW, database: 'shop', rows: 1, call: 'call_a' }),
+          cell({ language: 'python', code: BAR_CHART, call: 'call_b' }),
+        ],
+        figures: [],
+        acceptedBy: 'U1',
+        acceptedAt: 1_700_000_500_000,
+        checks: [
+          { text: '1,250.5', start: 10, end: 17, status: 'grounded', source: 'call_b' },
+          { text: '2,100', start: 21, end: 26, status: 'grounded', source: 'call_a' },
+          { text: '59.5%', start: 28, end: 33, status: 'derived' },
+          { text: '611', start: 46, end: 49, status: 'ungrounded' },
+        ],
+      },
+    ],
+  };
+
+  it('links each grounded figure of report.html to the cell holding it, and marks the unfound one', () => {
+    const html = exportHtml(checked).content.toString('utf8');
+    expect(html).toContain('Ann spent <a href="#s1-cell-2">1,250.5</a> of <a href="#s1-cell-1">2,100</a> (59.5%)');
+    expect(html).toContain('Bob spent 611⚠.');
+    expect(html).toContain('⚠ not found in any result: 611');
+    expect(html).toContain('<li id="s1-cell-1">');
+    expect(html).toContain('<li id="s1-cell-2">');
+  });
+
+  it('gives the notebook the same links, with an anchor before each cell they land on', () => {
+    const notebook = JSON.parse(exportNotebook(checked).content.toString('utf8')) as NotebookJson;
+    const sources = notebook.cells.map((entry) => entry.source.join(''));
+    expect(sources.find((text) => text.startsWith('## Spend'))).toContain(
+      'Ann spent [1,250.5](#s1-cell-2) of [2,100](#s1-cell-1) (59.5%); Bob spent 611⚠.',
+    );
+    const anchor = sources.findIndex((text) => text.startsWith('<a id="s1-cell-2"></a>'));
+    expect(sources[anchor]).toBe('<a id="s1-cell-2"></a>Cell 2 of s1: the result behind 1,250.5');
+    expect(notebook.cells[anchor + 1]?.metadata.tally).toMatchObject({ section: 's1', cell: 2 });
+  });
+
+  it('marks the unfound figure in report.md, without links', () => {
+    const markdown = exportMarkdown(checked)[0]?.content.toString('utf8') ?? '';
+    expect(markdown).toContain('Ann spent 1,250.5 of 2,100 (59.5%); Bob spent 611⚠.\n\n⚠ not found in any result: 611');
+  });
+});

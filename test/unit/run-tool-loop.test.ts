@@ -51,6 +51,26 @@ const context = { signal: new AbortController().signal } as ToolContext;
 const base = { system: 'system', context, params: {}, stopWhen: [afterSteps(10)] };
 
 describe('runToolLoop', () => {
+  it('lets a reviewer send the answer back once with a note, then posts what it returns', async () => {
+    const llm = scriptedLlm(['churn is 47.2%', 'churn is 44.9%']);
+    const messages: ChatMessage[] = [{ role: 'user', content: 'go' }];
+    const seen: string[] = [];
+    const result = await runToolLoop({
+      ...base,
+      llm,
+      messages,
+      tools: [echo],
+      reviewAnswer: async (text) => {
+        seen.push(text);
+        return seen.length === 1 ? { redo: 'check 47.2%' } : { text: `${text} (checked)` };
+      },
+    });
+    expect(result).toMatchObject({ reason: 'answered', text: 'churn is 44.9% (checked)' });
+    expect(seen).toEqual(['churn is 47.2%', 'churn is 44.9%']);
+    expect(llm.requests[1]?.messages.at(-1)).toEqual({ role: 'user', content: 'check 47.2%' });
+    expect(result.state.steps).toBe(2);
+  });
+
   it('feeds tool results back until the model answers', async () => {
     const llm = scriptedLlm([[call('echo', { text: 'hi' })], 'done']);
     const messages: ChatMessage[] = [{ role: 'user', content: 'go' }];

@@ -32,6 +32,7 @@ export function figureReview(options: FigureReviewOptions): FigureReview {
     if (!options.enabled) return { kind: 'post', markdown, checks: [] };
     const checks = groundFigures(markdown, evidenceOf(conversation), {
       given: conversation.given ?? [],
+      parameters: conversation.parameters ?? [],
       approx: options.approx,
     });
     const flagged = checks.filter((check) => check.status === 'ungrounded' || check.status === 'ambiguous');

@@ -2,12 +2,12 @@
  * Number grounding: each figure a text states is matched against the numbers the thread's tools
  * returned. A figure is grounded when some result rounds to it at the precision it was written
  * (0.4493 as 44.9%, 1879 as 1,879, 1.27e-105 as 1.3e-105), or within the approximate tolerance when
- * the text says "about"; derived when the sentence says it is a difference, ratio, share or change of
+ * the text says "about"; derived when the sentence says it is a difference, sum, ratio, share or change of
  * two grounded figures of the same paragraph; otherwise ungrounded. A comma decimal mark is refused
  * as ambiguous.
  */
 import type { FigureCheck } from '../../report/report.js';
-import { findFigures, type StatedFigure } from './stated-figures.js';
+import { findFigures, isAmong, type StatedFigure } from './stated-figures.js';
 
 export type { FigureCheck };
 
@@ -22,6 +22,8 @@ export interface EvidenceSource {
 export interface GroundOptions {
   /** Numbers the user wrote: not figures to check. */
   given?: number[];
+  /** Numbers in the code and SQL that ran (`bins=12`, `LIMIT 20`): a figure no result holds but that states one is a parameter, not checked. */
+  parameters?: number[];
   /** Relative tolerance for a figure the text calls approximate. Default 0.05. */
   approx?: number;
 }
@@ -39,9 +41,11 @@ export function groundFigures(markdown: string, sources: EvidenceSource[], optio
     const source = index.find(figure, approx);
     return source === undefined ? { ...base, status: 'ungrounded' } : { ...base, status: 'grounded', source };
   });
-  for (const check of checks) {
+  const parameters = options.parameters ?? [];
+  const stated = checks.filter((check) => check.status !== 'ungrounded' || !isAmong(check.figure, parameters));
+  for (const check of stated) {
     if (check.status !== 'ungrounded') continue;
-    const operands = checks.filter(
+    const operands = stated.filter(
       (other) => other.status === 'grounded' && samePart(markdown, '\n\n', other.start, check.start),
     );
     if (
@@ -54,7 +58,7 @@ export function groundFigures(markdown: string, sources: EvidenceSource[], optio
       check.status = 'derived';
     }
   }
-  return checks.map(({ figure: _, ...check }) => check);
+  return stated.map(({ figure: _, ...check }) => check);
 }
 
 /** Every result number, sorted by magnitude, with the latest result that held it. */
@@ -110,6 +114,7 @@ const CHANGE =
   /\b(?:increase[sd]?|decrease[sd]?|drop(?:ped|s)?|r[io]se|rises|fell|falls?|grew|grows?|growth|decline[sd]?|change[sd]?|up|down)\b/i;
 const RATIO = /\b(?:times|ratio|fold|twice|as likely|odds)\b|×/i;
 const SHARE = /\b(?:share|of|out of|proportion|fraction|percent of)\b/i;
+const SUM = /\b(?:total|together|combined|sum|in all|altogether|add up|adds up)\b/i;
 
 type Interval = [number, number];
 
@@ -122,11 +127,13 @@ function isDerived(figure: StatedFigure, sentence: string, operands: StatedFigur
   const change = CHANGE.test(sentence) || DIFFERENCE.test(sentence);
   const ratio = figure.times || RATIO.test(sentence);
   const share = SHARE.test(sentence);
+  const sum = SUM.test(sentence);
   for (const a of operands) {
     for (const b of operands) {
       if (a === b) continue;
       const left = intervalOf(a);
       const right = intervalOf(b);
+      if (sum && a.percent === b.percent && fits([left[0] + right[0], left[1] + right[1]])) return true;
       if (difference && a.percent === b.percent && a.value >= b.value) {
         const gap = minus(left, right);
         if (fits(gap) || (figure.percent && !a.percent && fits(asPercent(gap)))) return true;

@@ -56,6 +56,8 @@ const BOUND_BEFORE =
   /(?:[<>≤≥]=?|\b(?:less|more|greater|fewer)\s+than|\bat\s+(?:least|most)|\bup\s+to|\bunder|\bover|\bbelow|\babove|\bexceed(?:s|ing)?|\bwithin)\s*$/i;
 const APPROX_BEFORE =
   /(?:[~≈]|\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|close\s+to|some|circa|ca\.|just\s+about))\s*$/i;
+/** `95% CI`: the level of an interval, not a result. */
+const CONFIDENCE_LEVEL = /^\s*(?:CI|C\.I\.|confidence|credible|prediction)\b/i;
 /** Masked before reading: code, links' targets, URLs, dates and times. */
 const MASKED = [
   /```[\s\S]*?(?:```|$)/g,
@@ -89,7 +91,7 @@ export function findFigures(markdown: string, options: FindOptions = {}): Stated
     }
   }
   shareRangeUnits(text, figures);
-  return figures.filter((figure) => !isGiven(figure, options.given ?? []));
+  return figures.filter((figure) => !isAmong(figure, options.given ?? []));
 }
 
 /** `0.31,0.35` is two numbers; `1,879` and `44,9` are one (the second is ambiguous). */
@@ -131,7 +133,10 @@ function readFigure(text: string, original: string, token: string, start: number
   if (!reading) return undefined;
   const before = text.slice(Math.max(0, start - 40), start);
   const previous = before.at(-1) ?? '';
-  if (/[\p{L}_\d/:.#^]/u.test(previous)) return undefined; // glued to a name, a date or a path: Q1, s1, 1/15
+  // Glued to a name, a date or a path (Q1, s1, col_3, 1/15); an underscore after a space opens _italics_.
+  if (/[\p{L}\d/:.#^]/u.test(previous) || (previous === '_' && /[\p{L}\d]/u.test(before.at(-2) ?? ''))) {
+    return undefined;
+  }
   let end = start + token.length;
   const exponent = EXPONENT.exec(text.slice(end));
   let power = 0;
@@ -143,9 +148,8 @@ function readFigure(text: string, original: string, token: string, start: number
   const unit = unitMatch?.[0].trim() ?? '';
   end += unitMatch?.[0].length ?? 0;
   const after = text.slice(end, end + 2);
-  if (/^[\p{L}_\d]/u.test(after) || /^-\p{L}/u.test(after) || /^:\d/.test(after) || /^\/\d/.test(after)) {
-    return undefined; // 1st, 3D, 12-month, 3:1, 1/4
-  }
+  if (/^[\p{L}\d]|^_[\p{L}\d]|^-\p{L}|^:\d|^\/\d/u.test(after)) return undefined; // 1st, 3D, x_1, 12-month, 3:1, 1/4
+  if (CONFIDENCE_LEVEL.test(text.slice(end, end + 16)) && unitMatch?.[0].trim() === '%') return undefined; // 95% CI
   if (isListMarker(text, start, token, after)) return undefined;
   if (LABEL_BEFORE.test(before) || BOUND_BEFORE.test(before)) return undefined;
   const percent = /%|percent|per cent|pct|pp|p\.p\.|points?/.test(unit);
@@ -206,7 +210,8 @@ function shareRangeUnits(text: string, figures: StatedFigure[]): void {
   }
 }
 
-function isGiven(figure: StatedFigure, given: number[]): boolean {
+/** The figure states one of these numbers exactly (its sign aside). */
+export function isAmong(figure: StatedFigure, numbers: number[]): boolean {
   const same = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a));
-  return given.some((number) => same(number, figure.value) || same(Math.abs(number), Math.abs(figure.value)));
+  return numbers.some((number) => same(Math.abs(number), Math.abs(figure.value)));
 }

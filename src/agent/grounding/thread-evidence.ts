@@ -1,7 +1,8 @@
 /**
  * What a thread's figures are checked against, kept with its conversation: the numbers of every
- * tool result (and of cells people ran themselves), and the numbers people wrote (the request,
- * answers, feedback), which the agent may state back without a result behind them.
+ * tool result (and of cells people ran themselves); and the numbers the agent may state back
+ * without a result behind them: what people wrote (the request, answers, feedback), and the
+ * parameters of the code and SQL that ran (`bins=12`, `LIMIT 20`) when no result holds them.
  */
 import type { Conversation } from '../conversation.js';
 import type { EvidenceSource } from './ground-figures.js';
@@ -9,7 +10,7 @@ import { numbersIn } from './result-numbers.js';
 
 /** Numbers kept per thread at most; the oldest results go first beyond it. */
 export const MAX_THREAD_NUMBERS = 40_000;
-const MAX_GIVEN = 500;
+const MAX_KEPT = 2000;
 
 /** Keeps the numbers of a tool result (or a person's cell) that the thread has seen. */
 export function keepEvidence(conversation: Conversation, source: { id: string; tool: string; text: string }): void {
@@ -21,11 +22,19 @@ export function keepEvidence(conversation: Conversation, source: { id: string; t
   conversation.evidence = evidence;
 }
 
-/** Keeps the numbers a person wrote in the thread. */
+/** Keeps the numbers a person wrote in the thread: stating them back is not a result. */
 export function keepGiven(conversation: Conversation, text: string): void {
   const numbers = numbersIn(text);
-  if (numbers.length === 0) return;
-  conversation.given = [...new Set([...(conversation.given ?? []), ...numbers])].slice(-MAX_GIVEN);
+  if (numbers.length > 0)
+    conversation.given = [...new Set([...(conversation.given ?? []), ...numbers])].slice(-MAX_KEPT);
+}
+
+/** Keeps the numbers of code and SQL that ran: a figure stating one (and no result) is a parameter. */
+export function keepParameters(conversation: Conversation, code: string): void {
+  const numbers = numbersIn(code);
+  if (numbers.length > 0) {
+    conversation.parameters = [...new Set([...(conversation.parameters ?? []), ...numbers])].slice(-MAX_KEPT);
+  }
 }
 
 export function evidenceOf(conversation: Conversation): EvidenceSource[] {
