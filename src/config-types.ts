@@ -132,6 +132,8 @@ export interface ReviewSettings {
   playbookDir: string;
   /** Files people share in a thread above this size are refused (TALLY_MAX_UPLOAD_MB). */
   maxUploadBytes: number;
+  /** Profile shared files in the kernel and list them in the prompts (TALLY_PROFILE_FILES). */
+  profileFiles: boolean;
 }
 
 export interface SlackSettings {

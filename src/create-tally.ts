@@ -230,6 +230,7 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     approvalMode: (threadKey) => approvalModeFor(config.review, threadKey),
     playbookDir: config.review.playbookDir,
     maxUploadBytes: config.review.maxUploadBytes,
+    profileFiles: config.review.profileFiles,
     ...(policy ? { access: policy } : {}),
     audit,
     budgets,

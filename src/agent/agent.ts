@@ -22,6 +22,7 @@ import { readablePlaybooks } from './readable-playbooks.js';
 import { runToolLoop } from './run-tool-loop.js';
 import { summariseSchema } from './schema-summary.js';
 import type { AgentSettings } from './settings.js';
+import { summariseSharedFiles } from './shared-file-profile.js';
 import { renderPrompt, type Stage, type StagePrompts } from './stage-prompts.js';
 import { afterFailures, afterMs, afterSteps, afterTokens, whenAsked } from './stop-conditions.js';
 import type { AgentTool, ToolContext, Workbench } from './tool.js';
@@ -124,7 +125,8 @@ export class Agent {
   private async work(request: TurnRequest, progress: TurnProgressTracker): Promise<TurnOutcome> {
     const { conversation, settings, emit } = request;
     const databases = request.databases ?? this.options.databases;
-    const schema = await summariseSchema(databases);
+    const files = summariseSharedFiles(conversation.files ?? []);
+    const schema = [await summariseSchema(databases), files].filter(Boolean).join('\n');
     if (request.resume?.kind !== 'continue') keepGiven(conversation, request.text);
     const reviewFigures = figureReview({
       conversation,

@@ -3,6 +3,7 @@ import type { TaskStatus } from '../ports/chat.js';
 import type { ChatMessage } from '../ports/llm.js';
 import type { Cell, Figure } from '../report/report.js';
 import type { EvidenceSource } from './grounding/ground-figures.js';
+import type { SharedFileProfile } from './shared-file-profile.js';
 import type { Pause } from './tool.js';
 
 export type PendingQuestion =
@@ -38,6 +39,8 @@ export interface Conversation {
   given?: number[];
   /** Numbers of the code and SQL that ran: a figure stating one that no result holds is a parameter. */
   parameters?: number[];
+  /** The files shared in the thread, as profiled when they arrived: listed in the prompts beside the tables. */
+  files?: SharedFileProfile[];
   /** The model was told about ungrounded figures and is redoing its text: what it hands in next is posted. */
   figuresNoted?: true;
 }

@@ -19,6 +19,7 @@ import type { Database } from '../ports/database.js';
 import type { Kernel } from '../ports/sandbox.js';
 import type { Store } from '../ports/store.js';
 import { ReportBook } from '../report/report-book.js';
+import { profileSharedFile } from './profile-shared-file.js';
 import {
   decidePlaybook,
   draftPlaybookFromReport,
@@ -50,6 +51,8 @@ export interface MessageTurnOptions extends ReportCommandOptions {
   approvalMode: (threadKey: ThreadKey) => ApprovalMode;
   /** Files people share larger than this are refused. */
   maxUploadBytes: number;
+  /** Profile shared files in the kernel and list them in the prompts. Default true. */
+  profileFiles?: boolean;
   /** Who may read what (the access policy); absent: everyone reads every configured database. */
   access?: AccessControl;
   /** Where data access and model requests are recorded. Default: nowhere. */
@@ -209,6 +212,7 @@ export class MessageTurns {
     if (command?.kind === 'reset') {
       await this.options.kernels.reset(inbound.threadKey);
       session.conversation.work = { cells: [], figures: [] };
+      delete session.conversation.files;
       session.conversation.messages.push({
         role: 'user',
         content: '[The kernel was reset: variables, DataFrames and shared files from before are gone.]',
@@ -293,6 +297,13 @@ export class MessageTurns {
           audit: this.audit,
         });
         for (const line of received.refused) await emit({ kind: 'error', text: `Not taken: ${line}` });
+        for (const file of this.options.profileFiles === false ? [] : received.files) {
+          const profile = await profileSharedFile(await kernel(), file);
+          session.conversation.files = [
+            ...(session.conversation.files ?? []).filter((known) => known.path !== profile.path),
+            profile,
+          ];
+        }
         if (received.delivered.length > 0) {
           const note = `[Shared files, readable in the kernel: ${received.delivered.join(', ')}]`;
           if (text.trim() === '') {

@@ -18,6 +18,8 @@ const KINDS: Record<string, string> = {
   '.xlsx': 'Excel',
   '.xls': 'Excel',
   '.json': 'JSON',
+  '.jsonl': 'JSON lines',
+  '.ndjson': 'JSON lines',
 };
 
 export interface ReceiveFilesOptions {
@@ -35,6 +37,8 @@ export interface ReceivedFiles {
   delivered: string[];
   /** One line per refused file, for the person. */
   refused: string[];
+  /** The delivered files, where the kernel reads them and their kind (to profile them). */
+  files: Array<{ path: string; kind: string }>;
 }
 
 /** How long a received file waits in the store for its message's turn. */
@@ -82,6 +86,7 @@ export function keptSharedFile(
 export async function receiveFiles(files: SharedFile[], options: ReceiveFilesOptions): Promise<ReceivedFiles> {
   const delivered: string[] = [];
   const refused: string[] = [];
+  const received: ReceivedFiles['files'] = [];
   for (const file of files) {
     const name = safeName(file.name);
     const extension = /\.[^.]+$/.exec(name)?.[0]?.toLowerCase() ?? '';
@@ -91,7 +96,11 @@ export async function receiveFiles(files: SharedFile[], options: ReceiveFilesOpt
       await options.audit.record({ kind: 'shared-file', decision: 'refused', reason, file: name, bytes });
     };
     if (!kind) {
-      await refuse(`${file.name}: I only take CSV, TSV, Excel and JSON files.`, 'file type', file.sizeBytes);
+      await refuse(
+        `${file.name}: I only take CSV, TSV, Excel, JSON and JSON lines files.`,
+        'file type',
+        file.sizeBytes,
+      );
       continue;
     }
     if (file.sizeBytes > options.maxBytes) {
@@ -112,8 +121,9 @@ export async function receiveFiles(files: SharedFile[], options: ReceiveFilesOpt
     await options.record({ kind: 'file', path, key });
     await options.audit.record({ kind: 'shared-file', decision: 'allowed', file: name, bytes: content.byteLength });
     delivered.push(`/inputs/${path} (${kind}, ${megabytes(content.byteLength)})`);
+    received.push({ path: `/inputs/${path}`, kind });
   }
-  return { delivered, refused };
+  return { delivered, refused, files: received };
 }
 
 /** A file name without folders or odd characters, so it stays inside /inputs/uploads. */

@@ -17,17 +17,24 @@ const shared = (name: string, content: string | Buffer, mime = 'text/csv'): Shar
 
 let fixture: TallyFixture;
 let told = '';
+const systemPrompts: string[] = [];
+const PROFILE =
+  '- /inputs/uploads/sales.csv (CSV) (2 rows): region object e.g. "north", "south", sales int64 e.g. "10", "32"';
 
 beforeAll(async () => {
   fixture = await startTallyFixture(
     [
       (context: ScriptContext) => {
         told = JSON.stringify(context.messages.at(-1));
+        systemPrompts.push(String(context.messages[0]?.content));
         return callTool('triage', { verdict: 'answerable' });
       },
-      callTool('run_python', {
-        code: 'import pandas as pd\nsales = pd.read_csv("/inputs/uploads/sales.csv")\nint(sales.sales.sum())',
-      }),
+      (context: ScriptContext) => {
+        systemPrompts.push(String(context.messages[0]?.content));
+        return callTool('run_python', {
+          code: 'import pandas as pd\nsales = pd.read_csv("/inputs/uploads/sales.csv")\nint(sales.sales.sum())',
+        });
+      },
       (context) => say(`Total sales: ${context.lastToolResult?.content.split('\n').at(-1)}`),
     ],
     { TALLY_MAX_UPLOAD_MB: '1' },
@@ -41,6 +48,10 @@ describe('shared files', () => {
   it('delivers a CSV into the kernel and tells the agent where it is', async () => {
     await fixture.send({ text: 'What are the total sales in this file?', files: [shared('sales.csv', csv)] });
     expect(told).toContain('/inputs/uploads/sales.csv (CSV');
+    // Profiled in the kernel and listed beside the tables, for triage and for the work.
+    expect(systemPrompts).toHaveLength(2);
+    for (const prompt of systemPrompts) expect(prompt).toContain(PROFILE);
+    expect(systemPrompts[0]).toContain('a question about a shared file');
     expect(postsOf(fixture.posts, 'text').at(-1)?.markdown).toBe('Total sales: 42');
   });
 
@@ -52,7 +63,7 @@ describe('shared files', () => {
       ],
     });
     const errors = postsOf(fixture.posts, 'error').map((post) => post.text);
-    expect(errors).toContain('Not taken: tool.exe: I only take CSV, TSV, Excel and JSON files.');
+    expect(errors).toContain('Not taken: tool.exe: I only take CSV, TSV, Excel, JSON and JSON lines files.');
     expect(errors.some((text) => text.startsWith('Not taken: huge.csv: 1.0 MB is over the 1.0 MB limit'))).toBe(true);
     await fixture.say('```python\nimport os\nsorted(os.listdir("/inputs/uploads"))\n```');
     expect(postsOf(fixture.posts, 'code').at(-1)?.output).toContain("['sales.csv']");
