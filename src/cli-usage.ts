@@ -48,6 +48,10 @@ tally eval --compare RUN_DIR_A RUN_DIR_B
   deletion on request: that person's (or thread's) messages, sessions, conversations, logs, reports,
   workspaces and playbooks go from the store, TALLY_HOME and the playbooks folder; training exports
   are written again without them; the audit keeps that the deletion happened (who asked, scope, counts)`,
+  knowledge: `tally knowledge check
+  the knowledge store (TALLY_KNOWLEDGE_DIR, and tally's own telco set) against the configured databases:
+  every table and column it names exists, every verified query passes the guard and runs with LIMIT 0;
+  exit 1 naming what is stale`,
   'export-training': `tally export-training --out FILE.jsonl
   fine-tuning data from reviewed work: accepted sections as chat examples in FILE.jsonl, revised
   versions paired with the accepted ones in FILE.preferences.jsonl (reads the store only)`,

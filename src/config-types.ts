@@ -130,6 +130,8 @@ export interface ReviewSettings {
   extractBudgetRows: number;
   /** Where playbooks saved from accepted reports are written and read from (TALLY_PLAYBOOK_DIR). */
   playbookDir: string;
+  /** The organisation's knowledge store: one folder per database (TALLY_KNOWLEDGE_DIR). */
+  knowledgeDir: string;
   /** Files people share in a thread above this size are refused (TALLY_MAX_UPLOAD_MB). */
   maxUploadBytes: number;
   /** Profile shared files in the kernel and list them in the prompts (TALLY_PROFILE_FILES). */

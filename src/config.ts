@@ -84,6 +84,7 @@ const schema = z.object({
     .default(''),
   TALLY_APPROVE_EXTRACT_ROWS: count(1_000_000),
   TALLY_PLAYBOOK_DIR: z.string().min(1).optional(),
+  TALLY_KNOWLEDGE_DIR: z.string().min(1).optional(),
   TALLY_MAX_UPLOAD_MB: count(50),
   TALLY_PROFILE_FILES: z.enum(['on', 'off']).default('on'),
   SLACK_BOT_TOKEN: z
@@ -266,6 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
       }),
       extractBudgetRows: e.TALLY_APPROVE_EXTRACT_ROWS,
       playbookDir: e.TALLY_PLAYBOOK_DIR ? resolve(e.TALLY_PLAYBOOK_DIR) : resolve(home, 'playbooks'),
+      knowledgeDir: e.TALLY_KNOWLEDGE_DIR ? resolve(e.TALLY_KNOWLEDGE_DIR) : resolve(home, 'knowledge'),
       maxUploadBytes: e.TALLY_MAX_UPLOAD_MB * 1024 * 1024,
       profileFiles: e.TALLY_PROFILE_FILES === 'on',
     },

@@ -19,6 +19,7 @@ import { checkAccount, databaseVariable, describeFinding } from './db/account-ch
 import { measuredDatabase } from './db/measured-database.js';
 import { openDatabase, sqlitePath } from './db/open-database.js';
 import { DatabaseAccountNotReadonlyError } from './errors.js';
+import { FileKnowledge, TELCO_KNOWLEDGE_DIR, telcoAliases } from './knowledge/file-knowledge.js';
 import { measuredLlm } from './llm/measured-llm-client.js';
 import type { Logger } from './logger.js';
 import { type OpsServer, startOpsServer } from './ops/ops-server.js';
@@ -216,6 +217,10 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     stageModels: config.llm.stageModels,
     contextTokens: config.agent.contextTokens,
     groundingApprox: config.agent.groundingApprox,
+    knowledge: await FileKnowledge.load(
+      [TELCO_KNOWLEDGE_DIR, config.review.knowledgeDir],
+      await telcoAliases(databases),
+    ),
     playbooks,
     extractBudgetRows: config.review.extractBudgetRows,
     logger: logger.child({ component: 'agent' }),

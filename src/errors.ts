@@ -266,6 +266,18 @@ export class ScheduleFileError extends AppError {
   }
 }
 
+/** A knowledge folder (TALLY_KNOWLEDGE_DIR) holds a file that cannot be read or is invalid; every problem is listed. */
+export class KnowledgeFileError extends AppError {
+  readonly issues: readonly FileIssue[];
+
+  constructor(path: string, issues: FileIssue[]) {
+    super('KNOWLEDGE_INVALID', invalidFileMessage(`The knowledge file ${path} (TALLY_KNOWLEDGE_DIR)`, issues), {
+      details: { path, issues },
+    });
+    this.issues = issues;
+  }
+}
+
 /** The access policy file (TALLY_POLICY) cannot be read or is invalid; every problem is listed. */
 export class PolicyFileError extends AppError {
   readonly issues: readonly PolicyIssue[];

@@ -13,6 +13,7 @@ import { AppError } from './errors.js';
 import { evalCommand } from './eval/eval-command.js';
 import { exitCodeOf } from './exit-codes.js';
 import { exportTrainingCommand } from './export-training-command.js';
+import { knowledgeCommand } from './knowledge/knowledge-command.js';
 import { policyCommand } from './policy/policy-command.js';
 import { forgetCommand } from './retention/forget-command.js';
 import { schedulesCommand } from './schedules/schedules-command.js';
@@ -63,6 +64,8 @@ async function main(argv: string[]): Promise<number> {
       return auditCommand(rest, print);
     case 'forget':
       return forgetCommand(rest, print);
+    case 'knowledge':
+      return knowledgeCommand(rest, print);
     case 'ask':
       return askCommand(rest, {
         env: process.env,

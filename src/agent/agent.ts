@@ -5,6 +5,7 @@
 import type { Logger } from '../logger.js';
 import type { Post } from '../ports/chat.js';
 import type { Database } from '../ports/database.js';
+import type { Knowledge, KnowledgePiece } from '../ports/knowledge.js';
 import type { ChatMessage, CompletionParams, LlmClient, ToolCall } from '../ports/llm.js';
 import type { Kernel } from '../ports/sandbox.js';
 import type { LogEvent } from '../sessions/session-log.js';
@@ -16,6 +17,7 @@ import { finishTurn, type TurnOutcome } from './finish-turn.js';
 import { figureReview } from './grounding/figure-review.js';
 import { DEFAULT_APPROX } from './grounding/ground-figures.js';
 import { keepEvidence, keepGiven, keepParameters } from './grounding/thread-evidence.js';
+import { formatKnowledge } from './knowledge-prompt.js';
 import { rankPlaybooksFor } from './playbook-ranking.js';
 import { formatPlaybookForPrompt, type Playbook } from './playbooks.js';
 import { readablePlaybooks } from './readable-playbooks.js';
@@ -28,6 +30,7 @@ import { afterFailures, afterMs, afterSteps, afterTokens, whenAsked } from './st
 import type { AgentTool, ToolContext, Workbench } from './tool.js';
 import { describeTable, listTables, loadDataframe, runSql } from './tools/database-tools.js';
 import { askUser, draftSection, runPython } from './tools/kernel-tools.js';
+import { runVerifiedQuery } from './tools/knowledge-tools.js';
 import { triage } from './triage.js';
 import { planSteps, TurnProgressTracker } from './turn-progress.js';
 
@@ -54,6 +57,8 @@ export interface AgentOptions {
   extractBudgetRows?: number;
   /** How far (relative) a figure the text calls approximate may be from a result. Default 0.05. */
   groundingApprox?: number;
+  /** What the organisation knows about its databases: definitions, joins, verified queries. Default none. */
+  knowledge?: Knowledge;
 }
 
 export interface TurnRequest {
@@ -126,7 +131,8 @@ export class Agent {
     const { conversation, settings, emit } = request;
     const databases = request.databases ?? this.options.databases;
     const files = summariseSharedFiles(conversation.files ?? []);
-    const schema = [await summariseSchema(databases), files].filter(Boolean).join('\n');
+    const known = this.knowledgeFor(request, databases);
+    const schema = [await summariseSchema(databases), files, formatKnowledge(known)].filter(Boolean).join('\n');
     if (request.resume?.kind !== 'continue') keepGiven(conversation, request.text);
     const reviewFigures = figureReview({
       conversation,
@@ -143,6 +149,7 @@ export class Agent {
       author: 'model',
       record: request.record,
       reviewFigures,
+      ...(this.options.knowledge ? { knowledge: this.options.knowledge } : {}),
     };
     const pending = conversation.pending;
     delete conversation.pending;
@@ -187,7 +194,7 @@ export class Agent {
           settings.cot === 'on' ? 'Before each tool call, say in one or two sentences what you check and why.\n' : '',
       }),
       messages: conversation.messages,
-      tools: this.tools(settings, schema).map((tool) =>
+      tools: this.tools(settings, schema, known).map((tool) =>
         gated(tool, { mode: settings.approve, extractBudgetRows: this.options.extractBudgetRows ?? 1_000_000 }),
       ),
       context,
@@ -363,7 +370,19 @@ export class Agent {
     return completion.message.content?.trim() ?? '';
   }
 
-  private tools(settings: AgentSettings, schema: string): AgentTool[] {
+  /** The pieces of knowledge that fit what the turn works on (the request, with a clarification or a resumed request). */
+  private knowledgeFor(request: TurnRequest, databases: Database[]): KnowledgePiece[] {
+    const { conversation } = request;
+    const topic = [
+      conversation.pending?.kind === 'triage' ? conversation.pending.request : undefined,
+      request.resume || conversation.pending ? conversation.request : undefined,
+      request.text,
+    ];
+    const names = databases.map((database) => database.name);
+    return this.options.knowledge?.relevant(topic.filter(Boolean).join('\n'), names) ?? [];
+  }
+
+  private tools(settings: AgentSettings, schema: string, known: KnowledgePiece[] = []): AgentTool[] {
     const python =
       settings.review === 'on'
         ? reviewed(runPython, {
@@ -373,7 +392,18 @@ export class Agent {
             schema,
           })
         : runPython;
-    return [listTables, describeTable, runSql, loadDataframe, python, askUser, draftSection] as AgentTool[];
+    // Offered when a verified query fits the request: a turn without one keeps the tools it had.
+    const verified = known.some((piece) => piece.kind === 'query') ? [runVerifiedQuery] : [];
+    return [
+      listTables,
+      describeTable,
+      runSql,
+      loadDataframe,
+      ...verified,
+      python,
+      askUser,
+      draftSection,
+    ] as AgentTool[];
   }
 
   private params(stage: Stage, settings: AgentSettings): CompletionParams {
@@ -411,7 +441,7 @@ function answerInterruptedCalls(messages: ChatMessage[]): void {
 }
 
 /** The tools whose results hold data; a draft's or a question's result (a review note, an answer) does not. */
-const DATA_TOOLS = new Set(['list_tables', 'describe_table', 'run_sql', 'load_dataframe', 'run_python']);
+const DATA_TOOLS = new Set(['list_tables', 'describe_table', 'run_sql', 'load_dataframe', 'run_verified_query', 'run_python']);
 
 /** Keeps a data tool's result as what figures are checked against, and its code's numbers as parameters. */
 function keepResult(

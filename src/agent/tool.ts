@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import type { Post } from '../ports/chat.js';
 import type { Database } from '../ports/database.js';
+import type { Knowledge } from '../ports/knowledge.js';
 import type { Kernel } from '../ports/sandbox.js';
 import type { Author, Cell, FigureCheck } from '../report/report.js';
 import type { FigureReview } from './grounding/figure-review.js';
@@ -25,6 +26,8 @@ export interface ToolContext {
   callId?: string;
   /** Checks the figures of a section draft against the thread's results before it is posted. */
   reviewFigures?: FigureReview;
+  /** The knowledge store, for verified queries. */
+  knowledge?: Knowledge;
 }
 
 /** A cell as a tool reports it; author, figures and time are filled in by the workbench. */

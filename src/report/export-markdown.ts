@@ -47,6 +47,7 @@ export function describeCell(cell: Cell): string {
   const parts: string[] = [];
   if (cell.language === 'sql') {
     parts.push(`SQL on ${cell.database ?? 'an unnamed database'}`);
+    if (cell.verifiedQuery) parts.push(`(verified query "${cell.verifiedQuery}")`);
     parts.push(cell.dataframe ? `→ ${cell.dataframe}` : '(preview)');
     if (cell.rows !== undefined) parts.push(`(${cell.rows} ${cell.rows === 1 ? 'row' : 'rows'})`);
   } else {

@@ -28,6 +28,8 @@ export interface Cell {
   ranAt: number;
   /** The tool call (or a person's cell) that ran it: a checked figure names it as its source. */
   call?: string;
+  /** SQL: the verified query of the knowledge store it ran, by name. */
+  verifiedQuery?: string;
 }
 
 /** A figure (number) of a narrative as checked against the thread's results (src/agent/grounding). */

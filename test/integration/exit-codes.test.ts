@@ -29,6 +29,7 @@ const INVOCATIONS: Record<string, string[]> = {
   policy: ['policy', 'explain', '--user', 'U1'],
   audit: ['audit'],
   forget: ['forget', '--user', 'U1'],
+  knowledge: ['knowledge', 'check'],
   help: ['help'],
 };
 const EVERY = Object.keys(INVOCATIONS);

@@ -1,6 +1,8 @@
 /**
  * The evaluation harness for tests: a test environment (MariaDB with telco_db, TALLY_HOME, its own
  * instance), the scripted model server with `script`, and the harness on them. close() cleans up all.
+ * `env` adds to (or overrides) the environment tally's config is read from, e.g.
+ * `{ TALLY_PROFILE_FILES: 'off' }`.
  */
 import { loadConfig } from '../../src/config.js';
 import {
@@ -21,10 +23,14 @@ export interface EvalFixture {
   close(): Promise<void>;
 }
 
-export async function startEvalFixture(prefix: string, script: ScriptStep[]): Promise<EvalFixture> {
+export async function startEvalFixture(
+  prefix: string,
+  script: ScriptStep[],
+  env: Record<string, string> = {},
+): Promise<EvalFixture> {
   const environment = await createTestEnvironment(prefix);
   const server = await startScriptedModelServer({ script });
-  const config = loadConfig(environment.env(server.url));
+  const config = loadConfig({ ...environment.env(server.url), ...env });
   const logger = createLogger({ level: config.logLevel });
   const harness = await startEvalHarness({ config, logger, llm: createLlmClient(config.llm, logger) });
   return {

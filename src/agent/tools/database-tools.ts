@@ -9,7 +9,7 @@ const database = z.string().optional().describe('Database name; default: the fir
 /** Mistakes in the SQL or the request go back to the model; a broken connection does not. */
 const MODEL_FACING = new Set(['SQL_REJECTED', 'QUERY_FAILED', 'QUERY_TIMEOUT', 'EXTRACT_TOO_LARGE', 'EXTRACT_FAILED']);
 
-async function modelFacing(action: () => Promise<ToolOutcome>): Promise<ToolOutcome> {
+export async function modelFacing(action: () => Promise<ToolOutcome>): Promise<ToolOutcome> {
   try {
     return await action();
   } catch (error) {

@@ -1,0 +1,101 @@
+/** run_verified_query: a query someone verified, run by name from the knowledge store, and said so in the thread. */
+import { z } from 'zod';
+import type { VerifiedQuery } from '../../ports/knowledge.js';
+import { formatRows, truncateForModel } from '../format-for-model.js';
+import { callOf, defineTool, pickDatabase } from '../tool.js';
+import { modelFacing } from './database-tools.js';
+
+export const runVerifiedQuery = defineTool({
+  name: 'run_verified_query',
+  description:
+    'Run a verified query of the knowledge store by name (its parameters as name/value pairs): a preview of its rows, ' +
+    'or all of them loaded into the kernel as a DataFrame when `dataframe` names one. Prefer it to writing the same SQL.',
+  schema: z.object({
+    name: z.string().min(1),
+    database: z.string().optional().describe('Database name; default: the first configured database.'),
+    parameters: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
+    dataframe: z.string().min(1).optional().describe('Load all rows into the kernel under this name, e.g. rates'),
+  }),
+  async execute({ name, database: dbName, parameters, dataframe }, context) {
+    const db = pickDatabase(context.databases, dbName);
+    if (typeof db === 'string') return { content: db, failed: true };
+    const query = context.knowledge?.query(db.name, name);
+    if (!query) return { content: `There is no verified query named '${name}' for ${db.name}.`, failed: true };
+    const filledIn = filled(query, parameters ?? {});
+    if ('error' in filledIn) return { content: filledIn.error, failed: true };
+    const { sql } = filledIn;
+    const label = `the verified query *${query.name}* (verified by ${query.verifiedBy})`;
+    return modelFacing(async () => {
+      const verified = { verifiedQuery: query.name };
+      let content: string;
+      if (dataframe) {
+        const kernel = await context.kernel();
+        const provenance = await db.extract(sql, kernel, dataframe, { signal: context.signal });
+        await context.record({ kind: 'extract', database: db.name, sql: sql, name: dataframe });
+        content = `${dataframe}: ${provenance.rows} rows loaded from ${db.name} by ${label}.`;
+        await context.work.addCell(
+          {
+            language: 'sql',
+            code: sql,
+            database: db.name,
+            dataframe,
+            rows: provenance.rows,
+            output: content,
+            ...verified,
+            ...callOf(context),
+          },
+          [],
+          true,
+          context.author,
+        );
+      } else {
+        const result = await db.query(sql, { maxRows: 200, signal: context.signal });
+        const table = formatRows(
+          result.columns.map((column) => column.name),
+          result.rows,
+        );
+        content = truncateForModel(`Rows of ${label}:\n${table}\n(${result.rows.length} rows)`);
+        await context.work.addCell(
+          {
+            language: 'sql',
+            code: sql,
+            database: db.name,
+            rows: result.rows.length,
+            output: truncateForModel(content, 2000),
+            ...verified,
+            ...callOf(context),
+          },
+          [],
+          true,
+          context.author,
+        );
+      }
+      await context.emit({ kind: 'text', markdown: `Using ${label}.` });
+      return { content: `${content}\nTell the user the answer uses the verified query "${query.name}".` };
+    });
+  },
+});
+
+/** The query's SQL with its parameters as literals, or what is wrong with the values the model gave. */
+function filled(query: VerifiedQuery, values: Record<string, string | number>): { sql: string } | { error: string } {
+  const unknown = Object.keys(values).filter((key) => !query.parameters.some((parameter) => parameter.name === key));
+  if (unknown.length > 0) {
+    return {
+      error: `The verified query '${query.name}' has no parameter ${unknown.join(', ')} (it takes: ${query.parameters.map((parameter) => parameter.name).join(', ') || 'none'}).`,
+    };
+  }
+  let missing = '';
+  const text = query.sql.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {
+    const value = values[name] ?? query.parameters.find((parameter) => parameter.name === name)?.default;
+    if (value === undefined) {
+      missing = name;
+      return '';
+    }
+    if (typeof value === 'number') return String(value);
+    return `'${value.replaceAll("'", "''")}'`;
+  });
+  if (missing) return { error: `The verified query '${query.name}' needs the parameter ${missing}.` };
+  const odd = Object.values(values).find((value) => typeof value === 'string' && /[\\\0]/.test(value));
+  if (odd !== undefined) return { error: 'Parameter values may not contain backslashes or NUL characters.' };
+  return { sql: text };
+}

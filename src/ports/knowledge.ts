@@ -1,0 +1,47 @@
+/**
+ * What the organisation knows about its data, kept per database in files reviewed like code
+ * (`knowledge/<database>/`): business definitions with their synonyms, table and column
+ * descriptions, join paths, notes, and verified queries. The agent asks for the pieces relevant to a
+ * request and runs verified queries by name.
+ */
+
+export type KnowledgeKind = 'definition' | 'table' | 'join' | 'query' | 'note';
+
+/** One retrievable piece, as it goes into a prompt. */
+export interface KnowledgePiece {
+  database: string;
+  kind: KnowledgeKind;
+  /** e.g. `churn rate`, `user_payments`, `churn rate by contract`. */
+  title: string;
+  /** The prompt text (one or a few lines). */
+  text: string;
+  /** The file it came from, relative to its knowledge folder. */
+  source: string;
+}
+
+export interface QueryParameter {
+  name: string;
+  description?: string;
+  /** Used by `tally knowledge check` and when the caller gives none. */
+  default?: string | number;
+}
+
+/** A question with SQL someone verified; `{{name}}` in the SQL stands for a parameter. */
+export interface VerifiedQuery {
+  database: string;
+  name: string;
+  question: string;
+  sql: string;
+  parameters: QueryParameter[];
+  verifiedBy: string;
+  source: string;
+}
+
+export interface Knowledge {
+  /** The pieces of these databases' knowledge that fit the request, best first (none when nothing fits). */
+  relevant(request: string, databases: readonly string[]): KnowledgePiece[];
+  /** A verified query of that database by name (case-insensitive). */
+  query(database: string, name: string): VerifiedQuery | undefined;
+}
+
+export const NO_KNOWLEDGE: Knowledge = { relevant: () => [], query: () => undefined };
