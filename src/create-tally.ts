@@ -210,6 +210,8 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
   });
   const { audit, auditLog, budgets } = accountability;
   sandbox = await createSandbox(config, logger, metrics, accountability.onCell);
+  const telco = await telcoAliases(databases);
+  const loadKnowledge = () => FileKnowledge.load([TELCO_KNOWLEDGE_DIR, config.review.knowledgeDir], telco);
   const agent = new Agent({
     llm: accountability.llm(measuredLlm(options.llm, metrics)),
     databases,
@@ -217,10 +219,7 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     stageModels: config.llm.stageModels,
     contextTokens: config.agent.contextTokens,
     groundingApprox: config.agent.groundingApprox,
-    knowledge: await FileKnowledge.load(
-      [TELCO_KNOWLEDGE_DIR, config.review.knowledgeDir],
-      await telcoAliases(databases),
-    ),
+    knowledge: await loadKnowledge(),
     playbooks,
     extractBudgetRows: config.review.extractBudgetRows,
     logger: logger.child({ component: 'agent' }),
@@ -244,6 +243,8 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     lockTtlMs: config.operations.lockTtlMs,
     metrics,
     onPlaybookSaved: async (path) => agent.addPlaybook(parsePlaybook(path, await readFile(path, 'utf8'))),
+    knowledgeDir: config.review.knowledgeDir,
+    onQueryVerified: async () => agent.useKnowledge(await loadKnowledge()),
     logger: logger.child({ component: 'sessions' }),
   });
   const port = config.operations.httpPort ?? options.defaultHttpPort;

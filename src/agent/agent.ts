@@ -107,6 +107,11 @@ export class Agent {
     this.options.playbooks = [...others, playbook];
   }
 
+  /** Uses this knowledge from now on (the store reloaded after a verified query was saved). */
+  useKnowledge(knowledge: Knowledge): void {
+    this.options.knowledge = knowledge;
+  }
+
   /** Stops following the playbook of that file name (its file was deleted on request). */
   dropPlaybook(file: string): void {
     this.options.playbooks = (this.options.playbooks ?? []).filter((candidate) => candidate.file !== file);
@@ -131,7 +136,7 @@ export class Agent {
     const { conversation, settings, emit } = request;
     const databases = request.databases ?? this.options.databases;
     const files = summariseSharedFiles(conversation.files ?? []);
-    const known = this.knowledgeFor(request, databases);
+    const known = await this.knowledgeFor(request, databases);
     const schema = [await summariseSchema(databases), files, formatKnowledge(known)].filter(Boolean).join('\n');
     if (request.resume?.kind !== 'continue') keepGiven(conversation, request.text);
     const reviewFigures = figureReview({
@@ -371,15 +376,23 @@ export class Agent {
   }
 
   /** The pieces of knowledge that fit what the turn works on (the request, with a clarification or a resumed request). */
-  private knowledgeFor(request: TurnRequest, databases: Database[]): KnowledgePiece[] {
+  private async knowledgeFor(request: TurnRequest, databases: Database[]): Promise<KnowledgePiece[]> {
+    const { knowledge } = this.options;
+    if (!knowledge) return [];
     const { conversation } = request;
     const topic = [
       conversation.pending?.kind === 'triage' ? conversation.pending.request : undefined,
       request.resume || conversation.pending ? conversation.request : undefined,
       request.text,
     ];
-    const names = databases.map((database) => database.name);
-    return this.options.knowledge?.relevant(topic.filter(Boolean).join('\n'), names) ?? [];
+    // Only what this person may read: the turn's databases list their granted tables alone.
+    const readable = await Promise.all(
+      databases.map(async (database) => ({
+        database: database.name,
+        tables: (await database.listTables()).map((table) => table.name),
+      })),
+    );
+    return knowledge.relevant(topic.filter(Boolean).join('\n'), readable);
   }
 
   private tools(settings: AgentSettings, schema: string, known: KnowledgePiece[] = []): AgentTool[] {
@@ -441,7 +454,14 @@ function answerInterruptedCalls(messages: ChatMessage[]): void {
 }
 
 /** The tools whose results hold data; a draft's or a question's result (a review note, an answer) does not. */
-const DATA_TOOLS = new Set(['list_tables', 'describe_table', 'run_sql', 'load_dataframe', 'run_verified_query', 'run_python']);
+const DATA_TOOLS = new Set([
+  'list_tables',
+  'describe_table',
+  'run_sql',
+  'load_dataframe',
+  'run_verified_query',
+  'run_python',
+]);
 
 /** Keeps a data tool's result as what figures are checked against, and its code's numbers as parameters. */
 function keepResult(

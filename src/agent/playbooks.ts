@@ -1,7 +1,9 @@
 /**
  * Playbooks in prompts/playbooks/*.md: the organisation's prior analysis methods (front matter with
- * title, tags and when to use; then requirements, specs, hints and example code). Loaded and checked
- * at start-up; the best match for a request is put into the plan and act prompts.
+ * title, tags and when to use, optionally the question it answers and what it is about; then
+ * requirements, specs, hints and example code). Loaded and checked at start-up; the playbook that
+ * fits a request, if one does, is put into the plan and act prompts (how "fits" was calibrated: the
+ * header of playbook-ranking.ts).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -14,8 +16,11 @@ export const PLAYBOOK_SECTIONS = ['Requirements', 'Specs', 'Hints', 'Example cod
 export type PlaybookSection = (typeof PLAYBOOK_SECTIONS)[number];
 
 const FRONT_MATTER_KEYS = ['title', 'tags', 'when'] as const;
-/** Optional front matter: a question the playbook answers, offered as a starter prompt. */
-const OPTIONAL_KEYS = ['ask'] as const;
+/**
+ * Optional front matter: a question the playbook answers, offered as a starter prompt; and what the
+ * playbook is about (see {@link Playbook.about}).
+ */
+const OPTIONAL_KEYS = ['ask', 'about'] as const;
 
 export interface Playbook {
   /** File name inside the playbooks folder, e.g. `churn-drivers.md`. */
@@ -26,6 +31,13 @@ export interface Playbook {
   when: string;
   /** A question the playbook answers, offered as a starter prompt (Slack's suggested prompts). */
   ask?: string;
+  /**
+   * What the playbook is about: the things its data describes, as a request about them would name
+   * them (`churn, customers`). A request that names none of them does not follow the playbook,
+   * however many of its method words it uses. Each entry matches when all its words are in the
+   * request, word forms folded. Absent: no such check.
+   */
+  about?: string[];
   /** Everything after the front matter. */
   body: string;
   /** The text of each section, without its heading. */
@@ -36,20 +48,32 @@ export interface RankOptions {
   /** How many playbooks to return at most. Default 1. */
   top?: number;
   /**
-   * BM25 score the best playbook must reach, or none is returned (so an unrelated request follows
-   * no playbook). Default 1.5, calibrated on the shipped playbooks: short related requests score about 2,
-   * longer ones 4 to 8; a request sharing no word with any playbook scores 0.
+   * The fit (BM25 per distinct word of the request) a playbook must reach, or it is not returned (so a
+   * request no playbook fits follows none). Default {@link BM25_MIN_SCORE}.
    */
   minScore?: number;
+  /**
+   * Distinct words of the request that the playbook's title, tags, `when` or `ask` must hold; a playbook
+   * with fewer has no fit. Default {@link MIN_MATCHED_TERMS}.
+   */
+  minMatchedTerms?: number;
 }
 
 export interface RankedPlaybook {
   playbook: Playbook;
+  /** The fit: BM25 of the playbook for the request, divided by the request's distinct words. */
   score: number;
 }
 
-/** The default `minScore` of `rankPlaybooks`: a BM25 score this high is a match on words alone. */
-export const BM25_MIN_SCORE = 1.5;
+/**
+ * The fit a playbook needs to be followed: BM25 per distinct word of the request (words as
+ * `tokenize` makes them). Calibrated on src/eval/playbook-choice.ts; the measurement is in the header
+ * of playbook-ranking.ts.
+ */
+export const BM25_MIN_SCORE = 0.33;
+
+/** Words of the request that a playbook's title, tags, `when` or `ask` must hold before it can fit: one is chance. */
+export const MIN_MATCHED_TERMS = 2;
 
 export const PLAYBOOKS_DIR = join(PROMPTS_DIR, 'playbooks');
 
@@ -79,15 +103,21 @@ export function parsePlaybook(path: string, text: string): Playbook {
   return {
     file: path.split(/[\\/]/).pop() ?? path,
     title: fields.title ?? '',
-    tags: (fields.tags ?? '')
-      .split(',')
-      .map((tag) => tag.trim())
-      .filter((tag) => tag !== ''),
+    tags: list(fields.tags ?? ''),
     when: fields.when ?? '',
     ...(fields.ask ? { ask: fields.ask } : {}),
+    ...(fields.about ? { about: list(fields.about) } : {}),
     body,
     sections: parseSections(path, body),
   };
+}
+
+/** A comma-separated front matter value as its non-empty entries. */
+function list(value: string): string[] {
+  return value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
 }
 
 /** Splits the body on `## ` headings; exactly the four known sections, each with some text. */
@@ -117,28 +147,62 @@ function parseSections(path: string, body: string): Record<PlaybookSection, stri
 }
 
 /**
- * The playbooks that fit the request best, best first (BM25; the title counts three times, the tags
- * twice, `when` and the body once). Empty when even the best one scores below `minScore`.
+ * The playbooks that fit the request best, best first; empty when none fits. The fit is BM25 over the
+ * playbook (the title counts three times, the tags twice, `when` and the body once) divided by the
+ * number of distinct words in the request, so a long request that shares many common analysis words
+ * with a playbook does not outscore a short one that asks for it; a playbook whose title, tags, `when`
+ * and `ask` hold fewer than `minMatchedTerms` of the request's words, or whose subject (`about`) the
+ * request does not name, has no fit at all. A playbook the request names by file comes first, fit or not.
  */
 export function rankPlaybooks(playbooks: Playbook[], request: string, options: RankOptions = {}): RankedPlaybook[] {
-  const { top = 1, minScore = BM25_MIN_SCORE } = options;
-  const documents = playbooks.map((playbook) =>
-    tokenize(
-      [
-        ...Array<string>(3).fill(playbook.title),
-        ...Array<string>(2).fill(playbook.tags.join(', ')),
-        playbook.when,
-        playbook.body,
-      ].join('\n'),
+  const { top = 1, minScore = BM25_MIN_SCORE, minMatchedTerms = MIN_MATCHED_TERMS } = options;
+  const query = tokenize(request);
+  const words = new Set(query);
+  if (words.size === 0) return [];
+  const scores = bm25Scores(
+    playbooks.map((playbook) =>
+      tokenize(
+        [
+          ...Array<string>(3).fill(playbook.title),
+          ...Array<string>(2).fill(playbook.tags.join(', ')),
+          playbook.when,
+          playbook.body,
+        ].join('\n'),
+      ),
     ),
+    query,
   );
-  const scores = bm25Scores(documents, tokenize(request));
-  const ranked = playbooks
-    .map((playbook, index) => ({ playbook, score: scores[index] ?? 0 }))
-    .filter((entry) => entry.score > 0)
-    .sort((left, right) => right.score - left.score || left.playbook.file.localeCompare(right.playbook.file));
-  if ((ranked[0]?.score ?? 0) < minScore) return [];
-  return ranked.filter((entry) => entry.score >= minScore).slice(0, top);
+  return playbooks
+    .map((playbook, index) => {
+      const described = new Set(
+        tokenize([playbook.title, playbook.tags.join(', '), playbook.when, playbook.ask ?? ''].join('\n')),
+      );
+      const matched = [...words].filter((word) => described.has(word)).length;
+      const fits = matched >= minMatchedTerms && namesSubject(playbook, words);
+      return { playbook, score: fits ? (scores[index] ?? 0) / words.size : 0 };
+    })
+    .filter((entry) => namesPlaybook(request, entry.playbook) || (entry.score > 0 && entry.score >= minScore))
+    .sort(
+      (left, right) =>
+        Number(namesPlaybook(request, right.playbook)) - Number(namesPlaybook(request, left.playbook)) ||
+        right.score - left.score ||
+        left.playbook.file.localeCompare(right.playbook.file),
+    )
+    .slice(0, top);
+}
+
+/**
+ * The request names the playbook's file (`Follow the playbook 'Churn driver analysis' (churn-drivers.md)`,
+ * as a schedule asks): it is followed whatever its fit, before any other.
+ */
+export function namesPlaybook(request: string, playbook: Playbook): boolean {
+  return request.toLowerCase().includes(playbook.file.toLowerCase());
+}
+
+/** The request names one of the playbook's `about` entries (all of its words), or the playbook has none. */
+function namesSubject(playbook: Playbook, words: ReadonlySet<string>): boolean {
+  const entries = (playbook.about ?? []).map(tokenize).filter((tokens) => tokens.length > 0);
+  return entries.length === 0 || entries.some((tokens) => tokens.every((token) => words.has(token)));
 }
 
 /** The playbook as prompt text: title, when to use, then its sections in order. */

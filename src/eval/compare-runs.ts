@@ -1,10 +1,10 @@
 /**
  * `tally eval --compare A B`: two runs side by side as plain text, for a terminal. Accuracy three
- * ways and by level, the share of figures grounded, tokens, time and cost with the change from A to
- * B, then the cases whose verdict flipped and those only one run has.
+ * ways and by level, the share of figures grounded, the playbook choice, tokens, time and cost with
+ * the change from A to B, then the cases whose verdict flipped and those only one run has.
  */
 import { formatUtc } from '../report/export-markdown.js';
-import type { Accuracy, EvalSummary } from './eval-case.js';
+import type { Accuracy, EvalPlaybookChoice, EvalSummary } from './eval-case.js';
 import {
   formatCost,
   formatCount,
@@ -72,6 +72,22 @@ function groundingRow(a: EvalSummary, b: EvalSummary): Row {
   const right = b.grounding;
   const change = left && right && left.figures > 0 && right.figures > 0 ? pointsChange(left.share, right.share) : '';
   return ['figures grounded', cell(a), cell(b), change];
+}
+
+/** Precision and recall of the playbook choice; a dash for a run written before `tally eval` recorded it. */
+function playbookRows(a: EvalSummary, b: EvalSummary): Row[] {
+  const row = (label: string, value: (choice: EvalPlaybookChoice) => number): Row => {
+    const left = a.playbookChoice;
+    const right = b.playbookChoice;
+    return [
+      label,
+      left ? formatPercent(value(left)) : '—',
+      right ? formatPercent(value(right)) : '—',
+      left && right ? pointsChange(value(left), value(right)) : '',
+    ];
+  };
+  if (!a.playbookChoice && !b.playbookChoice) return [];
+  return [row('playbook precision', (choice) => choice.precision), row('playbook recall', (choice) => choice.recall)];
 }
 
 function amountRows(a: EvalSummary, b: EvalSummary): Row[] {
@@ -144,6 +160,7 @@ export function compareRuns(a: EvalRun, b: EvalRun): string {
     ...accuracyRows('overall', a.summary.overall, b.summary.overall),
     ...levelRows(a.summary, b.summary),
     groundingRow(a.summary, b.summary),
+    ...playbookRows(a.summary, b.summary),
     ...amountRows(a.summary, b.summary),
   ];
   const lines = table(rows);

@@ -24,8 +24,12 @@ export interface EvalCase {
   answers?: string[];
   /** Decisions on the sections the agent drafts, in order; default accept. */
   reviews?: ReviewStep[];
-  /** The playbook (file name, e.g. `table-consistency-audit.md`) the agent should follow: scored as a part. */
-  playbook?: string;
+  /**
+   * The playbook (file name, e.g. `table-consistency-audit.md`) the agent should follow, or null when
+   * it should follow none; absent when the case expects nothing. Counted in the run's playbook choice,
+   * which is not a part: golden cases also score it as a part, DABench cases (null) do not.
+   */
+  playbook?: string | null;
   /** Scores what the thread showed, one part per thing checked. */
   score(outcome: CaseOutcome): PartScore[];
 }
@@ -98,6 +102,13 @@ export interface CaseResult {
   error?: string;
   /** The posted figures as checked; absent in results written before `tally eval` measured them. */
   grounding?: CaseGrounding;
+  /** The playbook the thread followed (its file name); absent when it followed none. */
+  playbook?: string;
+  /**
+   * The playbook the case expected (see {@link EvalCase.playbook}); absent when it expected nothing,
+   * and in results written before `tally eval` recorded the playbook choice.
+   */
+  expectedPlaybook?: string | null;
   transcript: string;
 }
 
@@ -128,6 +139,33 @@ export interface EvalSummary {
   perCase: { wallMsP50: number; modelMsP50: number; tokensP50: number };
   /** The posted figures of every case; absent in summaries written before `tally eval` measured them. */
   grounding?: EvalGrounding;
+  /**
+   * The playbooks followed, scored over the cases that expected one or none; absent when no case
+   * expected anything, and in summaries written before `tally eval` recorded it.
+   */
+  playbookChoice?: EvalPlaybookChoice;
+}
+
+/**
+ * Playbook choice scored as retrieval. A case is a true positive when it should follow a playbook
+ * and followed that one; `wrong` when it followed another; a false negative when it followed none; a
+ * false positive when it followed one where none fits; a true negative when neither.
+ */
+export interface EvalPlaybookChoice {
+  /** Cases scored. */
+  cases: number;
+  /** Right playbook followed / any playbook followed, 0–1; 1 when no case followed one. */
+  precision: number;
+  /** Right playbook followed / cases that should follow one, 0–1; 1 when no case should. */
+  recall: number;
+  truePositives: number;
+  /** A playbook followed where none fits. */
+  falsePositives: number;
+  /** No playbook followed where one fits. */
+  falseNegatives: number;
+  /** Another playbook followed than the one that fits. */
+  wrong: number;
+  trueNegatives: number;
 }
 
 /** The posted figures of a run, summed over its cases (see {@link CaseGrounding}). */

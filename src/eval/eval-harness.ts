@@ -116,6 +116,8 @@ export async function startEvalHarness(options: {
             ? { error: run.error }
             : {}),
       grounding: run.grounding,
+      ...(run.outcome.playbook ? { playbook: run.outcome.playbook } : {}),
+      ...(evalCase.playbook === undefined ? {} : { expectedPlaybook: evalCase.playbook }),
       transcript: run.outcome.transcript,
     };
   };

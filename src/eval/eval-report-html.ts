@@ -1,7 +1,8 @@
 /**
  * A `tally eval` run as one self-contained HTML page: accuracy three ways (overall, by level, by
  * concept), the share of posted figures found in a tool result (overall, per case, and the figures
- * that were not), cost and time per case, the slowest cases, and the failed cases with their
+ * that were not), the playbook choice (precision, recall, and the cases that chose otherwise), cost
+ * and time per case, the slowest cases, and the failed cases with their
  * transcripts folded. Answers and transcripts come from a model and the datasets, so every piece of text is
  * escaped and the page's policy lets nothing load and nothing run.
  */
@@ -15,6 +16,7 @@ import {
   formatDuration,
   formatGrounded,
   formatPercent,
+  formatPlaybookChoice,
   sortLevels,
 } from './format-eval-numbers.js';
 
@@ -65,7 +67,7 @@ table { border-collapse: collapse; width: 100%; font-size: .88rem; margin: .5rem
 th, td { border: 1px solid var(--line); padding: .3rem .5rem; text-align: left; vertical-align: top; }
 thead th, tbody th[colspan] { background: var(--soft); }
 td.number { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-table#statuses { width: auto; min-width: 20rem; }
+table#statuses, table#playbook-choice { width: auto; min-width: 20rem; }
 h3 .note { font-weight: 400; }
 tr.this-run { font-weight: 600; }
 .yes { color: var(--good); font-weight: 600; } .no { color: var(--bad); font-weight: 600; }
@@ -214,6 +216,47 @@ function groundingSection(summary: EvalSummary, results: CaseResult[]): string {
   return `${heading}\n${share}\n${list}`;
 }
 
+/** The header's line on the playbook choice, for runs that recorded it. */
+function playbookChoiceHeader(summary: EvalSummary): string {
+  return summary.playbookChoice
+    ? `<dt>Playbook choice</dt><dd>${escapeHtml(formatPlaybookChoice(summary.playbookChoice))}</dd>\n`
+    : '';
+}
+
+function playbookChoiceSection(summary: EvalSummary, results: CaseResult[]): string {
+  const choice = summary.playbookChoice;
+  if (!choice) return '';
+  const rows: Array<[string, string]> = [
+    ['Precision: the right playbook, of all followed', formatPercent(choice.precision)],
+    ['Recall: the right playbook, of all cases that should follow one', formatPercent(choice.recall)],
+    ['The right playbook', formatCount(choice.truePositives)],
+    ['Another playbook than the right one', formatCount(choice.wrong)],
+    ['None, where one fits', formatCount(choice.falseNegatives)],
+    ['A playbook, where none fits', formatCount(choice.falsePositives)],
+    ['None, where none fits', formatCount(choice.trueNegatives)],
+  ];
+  const name = (file: string | null | undefined) => `<code>${escapeHtml(file ?? 'none')}</code>`;
+  const otherwise = results.filter(
+    (result) => result.expectedPlaybook !== undefined && (result.playbook ?? null) !== result.expectedPlaybook,
+  );
+  const list =
+    otherwise.length === 0
+      ? '<p>Every case followed the playbook it should, or none where none fits.</p>'
+      : `<table id="playbook-otherwise"><thead><tr><th scope="col">Case</th><th scope="col">Should follow</th><th scope="col">Followed</th></tr></thead>
+<tbody>${otherwise
+          .map(
+            (result) =>
+              `<tr><td>${caseId(result)}</td><td>${name(result.expectedPlaybook)}</td><td>${name(result.playbook)}</td></tr>`,
+          )
+          .join('\n')}</tbody></table>`;
+  return `<h2>Playbook choice</h2>
+<table id="playbook-choice"><tbody>
+${rows.map(([label, value]) => `<tr><th scope="row">${escapeHtml(label)}</th>${number(value)}</tr>`).join('\n')}
+</tbody></table>
+<p class="note">Over the ${formatCount(choice.cases)} cases that expect a playbook or none (a golden case names its playbook; a DABench question on its own CSV expects none). Not part of the accuracy above, except as the golden cases' playbook part.</p>
+${list}`;
+}
+
 function failedCase(result: CaseResult): string {
   const parts = result.parts.map(
     (part) =>
@@ -264,7 +307,7 @@ export function renderEvalReport(summary: EvalSummary, results: CaseResult[]): s
 <dt>Wall time</dt><dd>${escapeHtml(formatDuration(summary.wallMs))}</dd>
 <dt>Tokens</dt><dd>${formatCount(tokens)} (${formatCount(summary.tokens.prompt)} in, ${formatCount(summary.tokens.completion)} out)</dd>
 <dt>Cost</dt><dd>${escapeHtml(formatCost(summary.costUsd))}</dd>
-${groundingHeader(summary)}<dt>Per case (median)</dt><dd>${escapeHtml(
+${groundingHeader(summary)}${playbookChoiceHeader(summary)}<dt>Per case (median)</dt><dd>${escapeHtml(
     `${formatDuration(summary.perCase.wallMsP50)} wall, ${formatDuration(summary.perCase.modelMsP50)} waiting for the model, ${formatCount(summary.perCase.tokensP50)} tokens`,
   )}</dd>
 </dl>
@@ -272,6 +315,7 @@ ${groundingHeader(summary)}<dt>Per case (median)</dt><dd>${escapeHtml(
 ${accuracyTable(summary)}
 ${statusTable(summary)}
 ${groundingSection(summary, results)}
+${playbookChoiceSection(summary, results)}
 ${referenceTable(summary)}
 <h2>Cases</h2>
 ${caseTable('cases', results)}

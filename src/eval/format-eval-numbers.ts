@@ -1,4 +1,5 @@
 /** How the eval report and `--compare` write numbers, so both round the same way. */
+import type { EvalPlaybookChoice } from './eval-case.js';
 
 /** DABench's levels, easiest first. */
 const LEVEL_ORDER = ['easy', 'medium', 'hard'];
@@ -27,6 +28,22 @@ export function formatCount(count: number): string {
 export function formatGrounded(grounding: { figures: number; grounded: number }): string {
   if (grounding.figures === 0) return 'no figures';
   return `${formatPercent(grounding.grounded / grounding.figures)} (${formatCount(grounding.grounded)} of ${formatCount(grounding.figures)})`;
+}
+
+/**
+ * `precision 100.0%, recall 91.7% over 13 cases`: the playbook choice of a run, with how the cases
+ * went wrong when some did (`1 wrong playbook, 2 none where one fits, 1 where none fits`).
+ */
+export function formatPlaybookChoice(choice: EvalPlaybookChoice): string {
+  const misses = [
+    choice.wrong > 0 ? `${formatCount(choice.wrong)} wrong playbook` : '',
+    choice.falseNegatives > 0 ? `${formatCount(choice.falseNegatives)} none where one fits` : '',
+    choice.falsePositives > 0 ? `${formatCount(choice.falsePositives)} where none fits` : '',
+  ].filter(Boolean);
+  const cases = `${formatCount(choice.cases)} ${choice.cases === 1 ? 'case' : 'cases'}`;
+  return `precision ${formatPercent(choice.precision)}, recall ${formatPercent(choice.recall)} over ${cases}${
+    misses.length > 0 ? ` (${misses.join(', ')})` : ''
+  }`;
 }
 
 /** `$1.2346`; a dash when no price table named the model (TALLY_MODEL_PRICES). */

@@ -1,8 +1,9 @@
 /**
  * A run's results summed up: accuracy three ways (overall, by level, by concept), statuses, tokens
- * and cost, and the share of posted figures found in a tool result.
+ * and cost, the share of posted figures found in a tool result, and the playbook choice.
  */
-import type { Accuracy, CaseResult, CaseStatus, EvalGrounding, EvalSummary } from './eval-case.js';
+import type { Accuracy, CaseResult, CaseStatus, EvalGrounding, EvalPlaybookChoice, EvalSummary } from './eval-case.js';
+import { scorePlaybookChoice } from './playbook-choice.js';
 
 /** Accuracy as the DABench paper reports it: by question, by sub-question, and proportional. */
 export function accuracyOf(results: CaseResult[]): Accuracy {
@@ -37,6 +38,16 @@ export function runGrounding(results: CaseResult[]): EvalGrounding {
   return { figures, grounded, share: figures === 0 ? 1 : grounded / figures };
 }
 
+/** The playbook choice over the cases that expected a playbook or none; undefined when none did. */
+export function runPlaybookChoice(results: CaseResult[]): EvalPlaybookChoice | undefined {
+  const choices = results.flatMap((result) =>
+    result.expectedPlaybook === undefined
+      ? []
+      : [{ expected: result.expectedPlaybook, chosen: result.playbook ?? null }],
+  );
+  return choices.length === 0 ? undefined : scorePlaybookChoice(choices);
+}
+
 function median(values: number[]): number {
   if (values.length === 0) return 0;
   const sorted = [...values].sort((a, b) => a - b);
@@ -50,6 +61,7 @@ export function summariseEval(
   const statuses: Record<CaseStatus, number> = { done: 0, time_budget: 0, token_budget: 0, error: 0 };
   for (const result of results) statuses[result.status] += 1;
   const costs = results.flatMap((result) => (result.costUsd === undefined ? [] : [result.costUsd]));
+  const playbookChoice = runPlaybookChoice(results);
   return {
     ...meta,
     overall: accuracyOf(results),
@@ -67,5 +79,6 @@ export function summariseEval(
       tokensP50: median(results.map((result) => result.tokens.prompt + result.tokens.completion)),
     },
     grounding: runGrounding(results),
+    ...(playbookChoice ? { playbookChoice } : {}),
   };
 }

@@ -10,7 +10,7 @@ import { join, relative } from 'node:path';
 import { bm25Scores, tokenize } from '../agent/bm25.js';
 import { type FileIssue, KnowledgeFileError } from '../errors.js';
 import type { Database } from '../ports/database.js';
-import type { Knowledge, KnowledgePiece, VerifiedQuery } from '../ports/knowledge.js';
+import type { Knowledge, KnowledgePiece, ReadableTables, VerifiedQuery } from '../ports/knowledge.js';
 import { type KnowledgeYaml, parseKnowledgeFile } from './knowledge-file.js';
 
 /** tally's own knowledge set, for the demo telco database (folder `telco_db`). */
@@ -42,6 +42,8 @@ const MAX_CHARS = 3000;
 
 interface IndexedPiece extends KnowledgePiece {
   tokens: string[];
+  /** The text tables are looked for in (its prompt text, and a query's SQL). */
+  named: string;
 }
 
 /** A table (and column) a knowledge file names, for `tally knowledge check`. */
@@ -108,6 +110,7 @@ export class FileKnowledge implements Knowledge {
         }
       }
     }
+    nameTables(pieces, references, queries);
     return new FileKnowledge(pieces, queries, references);
   }
 
@@ -121,8 +124,14 @@ export class FileKnowledge implements Knowledge {
     return [...new Set(this.pieces.map((piece) => piece.database))].sort();
   }
 
-  relevant(request: string, databases: readonly string[]): KnowledgePiece[] {
-    const candidates = this.pieces.filter((piece) => databases.includes(piece.database));
+  relevant(request: string, readable: readonly ReadableTables[]): KnowledgePiece[] {
+    const tables = new Map(
+      readable.map((entry) => [entry.database, new Set(entry.tables.map((table) => table.toLowerCase()))]),
+    );
+    const candidates = this.pieces.filter((piece) => {
+      const allowed = tables.get(piece.database);
+      return allowed !== undefined && piece.tables.every((table) => allowed.has(table.toLowerCase()));
+    });
     if (candidates.length === 0) return [];
     const terms = [...new Set(tokenize(request))];
     const scores = bm25Scores(
@@ -142,7 +151,7 @@ export class FileKnowledge implements Knowledge {
     for (const { piece } of ranked.slice(0, MAX_PIECES)) {
       if (chars + piece.text.length > MAX_CHARS) continue;
       chars += piece.text.length;
-      const { tokens: _, ...plain } = piece;
+      const { tokens: _, named: __, ...plain } = piece;
       chosen.push(plain);
     }
     return chosen;
@@ -154,8 +163,31 @@ export class FileKnowledge implements Knowledge {
   }
 }
 
-function indexed(piece: KnowledgePiece, extra = ''): IndexedPiece {
-  return { ...piece, tokens: tokenize(`${piece.title} ${piece.text} ${extra}`) };
+function indexed(piece: Omit<KnowledgePiece, 'tables'>, extra = ''): IndexedPiece {
+  return {
+    ...piece,
+    tables: [],
+    tokens: tokenize(`${piece.title} ${piece.text} ${extra}`),
+    named: `${piece.text} ${extra}`,
+  };
+}
+
+/** The tables a piece names: every table its database's knowledge knows of that appears in its text or SQL. */
+function nameTables(
+  pieces: IndexedPiece[],
+  references: readonly SchemaReference[],
+  queries: readonly VerifiedQuery[],
+): void {
+  const known = new Map<string, Set<string>>();
+  const add = (database: string, table: string) => known.set(database, (known.get(database) ?? new Set()).add(table));
+  for (const reference of references) add(reference.database, reference.table);
+  for (const query of queries) {
+    for (const match of query.sql.matchAll(/\b(?:from|join)\s+[`"]?(\w+)/gi)) add(query.database, match[1] ?? '');
+  }
+  for (const piece of pieces) {
+    const words = new Set(piece.named.toLowerCase().match(/\w+/g) ?? []);
+    piece.tables = [...(known.get(piece.database) ?? [])].filter((table) => words.has(table.toLowerCase()));
+  }
 }
 
 function piecesOf(database: string, source: string, knowledge: KnowledgeYaml): IndexedPiece[] {

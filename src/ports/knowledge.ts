@@ -17,6 +17,14 @@ export interface KnowledgePiece {
   text: string;
   /** The file it came from, relative to its knowledge folder. */
   source: string;
+  /** The tables it names: it is shown only to someone who may read all of them. */
+  tables: string[];
+}
+
+/** A database and the tables someone may read in it (under the access policy). */
+export interface ReadableTables {
+  database: string;
+  tables: readonly string[];
 }
 
 export interface QueryParameter {
@@ -38,8 +46,11 @@ export interface VerifiedQuery {
 }
 
 export interface Knowledge {
-  /** The pieces of these databases' knowledge that fit the request, best first (none when nothing fits). */
-  relevant(request: string, databases: readonly string[]): KnowledgePiece[];
+  /**
+   * The pieces that fit the request, best first (none when nothing fits), of these databases only
+   * and naming only tables the person may read: what they may not read never reaches a prompt.
+   */
+  relevant(request: string, readable: readonly ReadableTables[]): KnowledgePiece[];
   /** A verified query of that database by name (case-insensitive). */
   query(database: string, name: string): VerifiedQuery | undefined;
 }

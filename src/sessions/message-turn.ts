@@ -20,6 +20,7 @@ import type { Kernel } from '../ports/sandbox.js';
 import type { Store } from '../ports/store.js';
 import { ReportBook } from '../report/report-book.js';
 import { profileSharedFile } from './profile-shared-file.js';
+import { decideQueryProposal, type QueryProposalOptions } from './query-proposals.js';
 import {
   decidePlaybook,
   draftPlaybookFromReport,
@@ -39,7 +40,7 @@ import { actorOf } from './turn-actor.js';
 import { findUserCode } from './user-code.js';
 import { runUserCode } from './user-code-run.js';
 
-export interface MessageTurnOptions extends ReportCommandOptions {
+export interface MessageTurnOptions extends ReportCommandOptions, QueryProposalOptions {
   agent: Agent;
   kernels: SessionKernels;
   store: Store;
@@ -224,9 +225,13 @@ export class MessageTurns {
       return DONE;
     }
     if (command?.kind === 'review') {
-      const forPlaybook =
-        command.section === 'playbook' || (!command.section && session.playbookDraft && !feedbackTarget(thread));
-      return forPlaybook ? decidePlaybook(thread, this.options, command.action) : handleReview(thread, command);
+      const waiting = !command.section && !feedbackTarget(thread);
+      if (command.section === 'query' || (waiting && session.queryProposal && !session.playbookDraft))
+        return decideQueryProposal(thread, this.options, command.action);
+      const forPlaybook = command.section === 'playbook' || (waiting && session.playbookDraft);
+      return forPlaybook
+        ? decidePlaybook(thread, this.options, command.action)
+        : handleReview(thread, command, this.options);
     }
     if (pending?.kind === 'approval' && (command?.kind === 'approval' || !findUserCode(inbound.text))) {
       // A reply that is not a decision skips the cell and reaches the model as the user's words.

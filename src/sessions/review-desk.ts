@@ -3,8 +3,10 @@
  * the owner or a reviewer may), asks for feedback when Revise came without any, turns a plain reply
  * into feedback while a section waits, and hands a paused turn its decision to resume with.
  */
+
 import type { PendingQuestion } from '../agent/conversation.js';
 import { decide, findSection, latest, type Report, ReviewError, type Section } from '../report/report.js';
+import { proposeVerifiedQuery, type QueryProposalOptions } from './query-proposals.js';
 import type { ThreadCommand } from './thread-command.js';
 import { DONE, type Handled, mayDecide, type ThreadContext } from './thread-context.js';
 
@@ -20,7 +22,11 @@ export function feedbackTarget(thread: ThreadContext): { section: string; versio
   );
 }
 
-export async function handleReview(thread: ThreadContext, command: ReviewCommand): Promise<Handled> {
+export async function handleReview(
+  thread: ThreadContext,
+  command: ReviewCommand,
+  options: QueryProposalOptions = {},
+): Promise<Handled> {
   if (!(await mayDecide(thread, 'decide on report sections'))) return DONE;
   const report = await thread.book.load();
   const target = command.section ?? feedbackTarget(thread)?.section ?? lastDraft(report)?.id;
@@ -64,6 +70,7 @@ export async function handleReview(thread: ThreadContext, command: ReviewCommand
     ...(command.feedback ? { feedback: command.feedback } : {}),
   });
   await thread.emit({ kind: 'text', markdown: confirmation(report, section, command) });
+  if (command.action === 'accept') await proposeVerifiedQuery(thread, section, options);
   const result = resultForModel(section, command);
   const pending = thread.session.conversation.pending;
   if (pending?.kind === 'review' && pending.section === section.id)

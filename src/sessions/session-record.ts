@@ -3,6 +3,7 @@ import { type Conversation, emptyConversation } from '../agent/conversation.js';
 import { type AgentSettings, DEFAULT_SETTINGS } from '../agent/settings.js';
 import type { UsedGrants } from '../ports/access.js';
 import type { ThreadKey } from '../ports/chat.js';
+import type { QueryProposal } from './query-proposals.js';
 
 export interface SessionRecord {
   threadKey: ThreadKey;
@@ -21,6 +22,8 @@ export interface SessionRecord {
   exports?: string[];
   /** A playbook drafted from the accepted report, shown for review and not yet written. */
   playbookDraft?: { file: string; title: string; markdown: string };
+  /** The SQL behind an accepted section, proposed as a verified query and not yet written. */
+  queryProposal?: QueryProposal;
   /** Under the access policy: the tables (and views of their columns) the thread's turns have read. */
   grantsUsed?: UsedGrants;
 }

@@ -15,7 +15,7 @@ export type ThreadCommand =
   | { kind: 'save-playbook'; title?: string }
   | { kind: 'reset' };
 
-const REVIEW = /^\s*(accept|revise|discard)\b(?:\s+(s\d+))?\s*(?:[:\-–—]\s*)?([\s\S]*)$/i;
+const REVIEW = /^\s*(accept|revise|discard)\b(?:\s+(s\d+|query|playbook)\b)?\s*(?:[:\-–—]\s*)?([\s\S]*)$/i;
 const APPROVAL = /^\s*(run|skip|edit)\b\s*(?:[:\-–—]\s*)?([\s\S]*)$/i;
 const RESET = /^\s*\/?reset(?:\s+the)?(?:\s+kernel)?\s*[.!]?\s*$/i;
 const EXPORT = /^\s*\/?(?:export(?:\s+the)?\s+report|report|export)\s*[.!]?\s*$/i;

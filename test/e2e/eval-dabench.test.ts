@@ -80,6 +80,8 @@ let fixture: EvalFixture | undefined;
 let server: ScriptedModelServer;
 let harness: EvalHarness;
 let items: DabenchItem[];
+/** Case 22: a question on a metabolome CSV that once got the telco eda-overview playbook. */
+let metabolome: DabenchItem[];
 
 const RUN: EvalRunOptions = { concurrency: 4, caseWallMs: 120_000, caseTokens: 200_000 };
 
@@ -91,8 +93,14 @@ async function run(
 }
 
 beforeAll(async () => {
-  items = selectCases(await loadDabench(), '1-20');
-  const script = dabenchOracle(items, (item, context) => answers[modeOfCase.get(item.id) ?? mode](item, context), 200);
+  const all = await loadDabench();
+  items = selectCases(all, '1-20');
+  metabolome = selectCases(all, '22');
+  const script = dabenchOracle(
+    [...items, ...metabolome],
+    (item, context) => answers[modeOfCase.get(item.id) ?? mode](item, context),
+    200,
+  );
   fixture = await startEvalFixture('evalda', script);
   harness = fixture.harness;
   server = fixture.server;
@@ -125,6 +133,21 @@ describe('tally eval on DABench (scripted oracle)', () => {
     expect(summary.grounding?.share).toBe(1);
     expect(summary.grounding?.figures).toBeGreaterThan(20);
     expect(summary.grounding?.grounded).toBe(summary.grounding?.figures);
+    // Someone else's CSV: no case followed a playbook, and none was expected to; accuracy is unchanged by it.
+    expect(results.filter((result) => result.playbook !== undefined).map((result) => result.id)).toEqual([]);
+    expect(summary.playbookChoice).toMatchObject({ cases: 20, precision: 1, falsePositives: 0, trueNegatives: 20 });
+  }, 300_000);
+
+  it('follows no playbook for case 22, a metabolome question that once got the telco overview', async () => {
+    mode = 'right';
+    const asked = server.chatRequests.length;
+    const [result] = await run(dabenchCases(metabolome));
+    expect(result).toMatchObject({ id: 'dabench-35', status: 'done', correct: true, expectedPlaybook: null });
+    expect(result?.playbook).toBeUndefined();
+    expect(result?.transcript).not.toContain('Following playbook');
+    const prompts = server.chatRequests.slice(asked).map((request) => JSON.stringify(request.body));
+    expect(prompts.filter((body) => body.includes('row retention time')).length).toBeGreaterThan(0);
+    expect(prompts.filter((body) => body.includes('Playbook to follow'))).toEqual([]);
   }, 300_000);
 
   it('marks figures stated with no cell behind them, lists them as ungrounded, and still scores them', async () => {

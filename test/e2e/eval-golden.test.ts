@@ -1,8 +1,8 @@
 /**
  * The telco golden suite end to end: MariaDB telco_db, the real router, agent (triage, playbook,
  * plan, tool loop), sandbox and review, with a scripted oracle that runs the right SQL and pandas and
- * answers from what they return. Every part is right, and every figure posted is grounded in a tool
- * result; an oracle that pastes a stale rate into one case's answer fails that case alone, its
+ * answers from what they return. Every part is right, every case follows the playbook it names, and
+ * every figure posted is grounded in a tool result; an oracle that pastes a stale rate into one case's answer fails that case alone, its
  * checker says why, and the stale figure is counted as ungrounded.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,6 +79,21 @@ describe('tally eval on the telco golden suite (scripted oracle)', () => {
     expect(summaryOf(results).grounding).toMatchObject({ share: 1 });
     expect(summaryOf(results).grounding?.figures).toBeGreaterThan(computing.length);
     expect(results.map((result) => result.answer).join('\n')).not.toContain('⚠');
+    // Every case followed the playbook it names (none for the declined one), recorded per case and
+    // summed up as the run's playbook choice.
+    expect(results.map((result) => [result.id, result.playbook ?? null, result.expectedPlaybook])).toEqual(
+      cases.map((evalCase) => [evalCase.id, evalCase.playbook ?? null, evalCase.playbook]),
+    );
+    expect(summaryOf(results).playbookChoice).toEqual({
+      cases: cases.length,
+      precision: 1,
+      recall: 1,
+      truePositives: cases.filter((evalCase) => evalCase.playbook).length,
+      falsePositives: 0,
+      falseNegatives: 0,
+      wrong: 0,
+      trueNegatives: cases.filter((evalCase) => !evalCase.playbook).length,
+    });
   }, 600_000);
 
   it('fails the case that states a stale rate, says why, and counts the stale figure as ungrounded', async () => {

@@ -13,6 +13,7 @@ import { SqliteDatabase } from '../../src/db/sqlite-database.js';
 import { KnowledgeFileError } from '../../src/errors.js';
 import { checkKnowledge } from '../../src/knowledge/check-knowledge.js';
 import { FileKnowledge, TELCO_KNOWLEDGE_DIR, telcoAliases } from '../../src/knowledge/file-knowledge.js';
+import type { ReadableTables } from '../../src/ports/knowledge.js';
 import { loadTelco } from '../../telco_data/load-telco.js';
 import { runTally } from '../support/run-tally.js';
 import { LIMITS } from '../support/sample-databases.js';
@@ -20,12 +21,14 @@ import { LIMITS } from '../support/sample-databases.js';
 let folder: string;
 let database: SqliteDatabase;
 let knowledge: FileKnowledge;
+let everything: ReadableTables[];
 
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'tally-knowledge-'));
   await loadTelco({ target: `sqlite:${join(folder, 'telco.db')}` });
   database = await SqliteDatabase.open({ name: 'telco', path: join(folder, 'telco.db'), limits: LIMITS });
   knowledge = await FileKnowledge.load([TELCO_KNOWLEDGE_DIR], await telcoAliases([database]));
+  everything = [{ database: 'telco', tables: (await database.listTables()).map((table) => table.name) }];
 }, 120_000);
 afterAll(async () => {
   await database?.close();
@@ -33,12 +36,12 @@ afterAll(async () => {
 });
 
 const titles = (request: string) =>
-  knowledge.relevant(request, ['telco']).map((piece) => `${piece.kind}: ${piece.title}`);
+  knowledge.relevant(request, everything).map((piece) => `${piece.kind}: ${piece.title}`);
 
 describe('the telco knowledge set', () => {
   it('is for the database that holds the telco tables, whatever its name', () => {
     expect(knowledge.databases).toEqual(['telco']);
-    expect(knowledge.relevant('churn rate by contract', ['another'])).toEqual([]);
+    expect(knowledge.relevant('churn rate by contract', [{ database: 'another', tables: ['user_churn'] }])).toEqual([]);
   });
 
   it('is up to date with the schema: every table, column and verified query checks', async () => {
@@ -52,7 +55,7 @@ describe('the telco knowledge set', () => {
     const found = titles('How many active customers do we have on fiber optic?');
     expect(found).toContain('definition: active customer');
     expect(found).toContain('query: active customers by internet service');
-    expect(formatKnowledge(knowledge.relevant('How many active customers do we have?', ['telco']))).toContain(
+    expect(formatKnowledge(knowledge.relevant('How many active customers do we have?', everything))).toContain(
       "has not churned (user_churn.Churn = 'No') and has been a customer for at least one whole month",
     );
   });
@@ -64,6 +67,14 @@ describe('the telco knowledge set', () => {
 
   it('finds a definition by its synonym', () => {
     expect(titles('Which customers show the highest attrition rate?')[0]).toBe('definition: churn rate');
+  });
+
+  it('shows nothing that names a table the person may not read', () => {
+    const request = 'What is the churn rate by contract type, and how is the Churn column of user_churn coded?';
+    expect(JSON.stringify(knowledge.relevant(request, everything))).toContain('user_payments');
+    const churnOnly = knowledge.relevant(request, [{ database: 'telco', tables: ['user_churn'] }]);
+    expect(churnOnly.map((piece) => piece.title)).toEqual(['user_churn']);
+    expect(JSON.stringify(churnOnly)).not.toContain('user_payments');
   });
 
   it('adds nothing for a request it does not cover', () => {
@@ -139,7 +150,7 @@ describe('knowledge files', () => {
   });
 
   it('reads Markdown notes, one per section', async () => {
-    const notes = knowledge.relevant('Which tables are train and which are test?', ['telco']);
+    const notes = knowledge.relevant('Which tables are train and which are test?', everything);
     expect(notes.map((piece) => piece.title)).toContain('Train and test');
   });
 });

@@ -197,6 +197,31 @@ describe('compareRuns', () => {
     expect(row(older, 'figures grounded')).toEqual(['—', 'no figures']);
   });
 
+  it('shows the playbook choice with the change in points, a dash for a run written before it, no rows for neither', () => {
+    const choice = (precision: number, recall: number) => ({
+      cases: 13,
+      precision,
+      recall,
+      truePositives: 11,
+      falsePositives: 0,
+      falseNegatives: 1,
+      wrong: 0,
+      trueNegatives: 1,
+    });
+    const text = compareRuns(
+      { summary: summary({ playbookChoice: choice(0.8, 11 / 12) }), results: [] },
+      { summary: summary({ playbookChoice: choice(1, 1) }), results: [] },
+    );
+    expect(row(text, 'playbook precision')).toEqual(['80.0%', '100.0%', '+20.0 pts']);
+    expect(row(text, 'playbook recall')).toEqual(['91.7%', '100.0%', '+8.3 pts']);
+    const older = compareRuns(
+      { summary: summary({}), results: [] },
+      { summary: summary({ playbookChoice: choice(1, 1) }), results: [] },
+    );
+    expect(row(older, 'playbook precision')).toEqual(['—', '100.0%']);
+    expect(compareRuns(a, b)).not.toContain('playbook');
+  });
+
   it('names both runs and warns when their suites differ', () => {
     const text = compareRuns(a, { summary: summary({ suite: 'telco', model: 'model-b' }), results: [] });
     expect(row(text, 'model')).toEqual(['model-a', 'model-b']);

@@ -153,6 +153,55 @@ describe('renderEvalReport', () => {
     expect(tableRows(page, 'cases')[1]).toBe('dabench-1|easy|yes|done|1/1|—|1,000|100|1.5 s|3.0 s|$0.0012');
   });
 
+  it('shows the playbook choice: precision, recall, the counts, and the cases that chose otherwise', () => {
+    const choice = {
+      cases: 3,
+      precision: 0.5,
+      recall: 1,
+      truePositives: 1,
+      falsePositives: 1,
+      falseNegatives: 0,
+      wrong: 0,
+      trueNegatives: 1,
+    };
+    const page = renderEvalReport(summary({ playbookChoice: choice }), [
+      result('golden-a', { suite: 'golden', playbook: 'churn-drivers.md', expectedPlaybook: 'churn-drivers.md' }),
+      result('dabench-1', { playbook: 'eda-overview.md', expectedPlaybook: null }),
+      result('dabench-2', { expectedPlaybook: null }),
+      result('dabench-3', { playbook: 'eda-overview.md' }),
+    ]);
+    const header = /<header>([\s\S]*?)<\/header>/.exec(page)?.[1] ?? '';
+    expect(header).toContain(
+      '<dt>Playbook choice</dt><dd>precision 50.0%, recall 100.0% over 3 cases (1 where none fits)</dd>',
+    );
+    expect(tableRows(page, 'playbook-choice')).toEqual([
+      'Precision: the right playbook, of all followed|50.0%',
+      'Recall: the right playbook, of all cases that should follow one|100.0%',
+      'The right playbook|1',
+      'Another playbook than the right one|0',
+      'None, where one fits|0',
+      'A playbook, where none fits|1',
+      'None, where none fits|1',
+    ]);
+    expect(section(page, 'Playbook choice')).toContain('Over the 3 cases that expect a playbook or none');
+    // dabench-3 expected nothing, so it is not listed whatever it followed.
+    expect(tableRows(page, 'playbook-otherwise')).toEqual([
+      'Case|Should follow|Followed',
+      'dabench-1|none|eda-overview.md',
+    ]);
+    const right = renderEvalReport(summary({ playbookChoice: { ...choice, precision: 1, falsePositives: 0 } }), [
+      result('dabench-2', { expectedPlaybook: null }),
+    ]);
+    expect(section(right, 'Playbook choice')).toContain(
+      'Every case followed the playbook it should, or none where none fits.',
+    );
+  });
+
+  it('leaves the playbook choice out of a run written before eval recorded it', () => {
+    expect(html).not.toContain('<h2>Playbook choice');
+    expect(html).not.toContain('<dt>Playbook choice');
+  });
+
   it('tabulates accuracy overall, by level in level order and by concept, as percentages', () => {
     expect(tableRows(html, 'accuracy')).toEqual([
       '|Cases|By question|By sub-question|Proportional',

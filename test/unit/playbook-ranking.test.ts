@@ -6,7 +6,7 @@ import { rankPlaybooksFor } from '../../src/agent/playbook-ranking.js';
 import { loadPlaybooks, type Playbook, rankPlaybooks } from '../../src/agent/playbooks.js';
 import { LlmUnavailableError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
-import { PLAYBOOK_REQUESTS } from '../support/playbook-requests.js';
+import { NAMED_REQUESTS, PLAYBOOK_REQUESTS, SUBJECTLESS_REQUESTS } from '../support/playbook-requests.js';
 
 const playbooks = await loadPlaybooks();
 
@@ -67,7 +67,7 @@ describe('rankPlaybooksFor', () => {
     }
   });
 
-  it.each(PLAYBOOK_REQUESTS)('with embeddings, still follows the BM25 pick for "%s"', async (request, file) => {
+  it.each(NAMED_REQUESTS)('with embeddings, still follows the BM25 pick for "%s"', async (request, file) => {
     const { embed } = conceptEmbedder();
     const [best] = await rankPlaybooksFor(playbooks, request, { embed });
     expect(best?.playbook.file).toBe(file);
@@ -78,6 +78,15 @@ describe('rankPlaybooksFor', () => {
     const { embed } = conceptEmbedder();
     expect(await rankPlaybooksFor(playbooks, request, { embed, top: 5 })).toEqual([]);
   });
+
+  it.each(PLAYBOOK_REQUESTS.filter(([request]) => SUBJECTLESS_REQUESTS.includes(request)))(
+    'finds the playbook for "%s", which names no subject, only with embeddings',
+    async (request, file) => {
+      expect(rankPlaybooks(playbooks, request)).toEqual([]);
+      const { embed } = conceptEmbedder();
+      expect(files(await rankPlaybooksFor(playbooks, request, { embed }))).toEqual([file]);
+    },
+  );
 
   it('finds the playbook for a request that shares no word with it, only with embeddings', async () => {
     const request = 'Reasons for attrition';
@@ -101,6 +110,14 @@ describe('rankPlaybooksFor', () => {
     const ranked = await rankPlaybooksFor(playbooks, request, { embed: at(0.55), top: 5 });
     expect(files(ranked)).toEqual(playbooks.map((playbook) => playbook.file).sort());
     for (const entry of ranked) expect(entry.score).toBeCloseTo(0.55);
+  });
+
+  it('with embeddings, still follows a playbook the request names by its file', async () => {
+    const request =
+      "What drives churn? Follow the playbook 'Churn driver analysis' (churn-drivers.md). Use the database telco_db.";
+    /** Every playbook far from the request: only the file name can choose. */
+    const far = async (texts: string[]) => texts.map((text) => (text === request ? [0, 1] : [1, 0]));
+    expect(files(await rankPlaybooksFor(playbooks, request, { embed: far, top: 5 }))).toEqual(['churn-drivers.md']);
   });
 
   it('embeds each playbook once across calls, and the request every time', async () => {

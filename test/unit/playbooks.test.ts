@@ -12,7 +12,8 @@ import {
 } from '../../src/agent/playbooks.js';
 import { loadStagePrompts, renderPrompt } from '../../src/agent/stage-prompts.js';
 import { PromptFileError } from '../../src/errors.js';
-import { PLAYBOOK_REQUESTS } from '../support/playbook-requests.js';
+import { parseScheduleFile } from '../../src/schedules/schedule-file.js';
+import { NAMED_REQUESTS, SUBJECTLESS_REQUESTS } from '../support/playbook-requests.js';
 
 const playbooks = await loadPlaybooks();
 
@@ -49,17 +50,78 @@ describe('playbooks', () => {
     expect(tokenize('Which customers churned?')).toEqual(['custom', 'churn']);
   });
 
-  it.each(PLAYBOOK_REQUESTS)('follows the right playbook for "%s"', (request, file) => {
+  it.each(NAMED_REQUESTS)('follows the right playbook for "%s"', (request, file) => {
     const [best] = rankPlaybooks(playbooks, request);
     expect(best?.playbook.file).toBe(file);
   });
 
-  it.each(["What's the weather in Paris?", 'Write me a poem', 'Translate hello into German'])(
+  it.each(["What's the weather in Paris?", 'Write me a poem', 'Translate hello into German', ...SUBJECTLESS_REQUESTS])(
     'follows no playbook for "%s"',
     (request) => {
       expect(rankPlaybooks(playbooks, request)).toEqual([]);
     },
   );
+
+  it('follows no playbook whose subject the request does not name, however many method words it shares', () => {
+    const request = 'Build a classifier that predicts passenger survival; report accuracy, precision and recall';
+    const prediction = playbooks.find((playbook) => playbook.file === 'churn-prediction.md');
+    expect(prediction?.about).toContain('churn');
+    expect(rankPlaybooks(playbooks, request)).toEqual([]);
+    expect(rankPlaybooks(playbooks, `${request} of churn`)[0]?.playbook.file).toBe('churn-prediction.md');
+    // Without `about`, nothing is checked: the same request then follows it.
+    const unscoped = playbooks.map(({ about: _, ...playbook }) => playbook);
+    expect(rankPlaybooks(unscoped, request)[0]?.playbook.file).toBe('churn-prediction.md');
+  });
+
+  it('needs two words of the request in the title, tags, when or ask of a playbook', () => {
+    // "churn" names the subject of both churn playbooks and is in their descriptions: one word is chance.
+    expect(rankPlaybooks(playbooks, 'churn', { minScore: 0 })).toEqual([]);
+    expect(rankPlaybooks(playbooks, 'churn', { minScore: 0, minMatchedTerms: 1 }).length).toBeGreaterThan(0);
+    expect(rankPlaybooks(playbooks, 'churn drivers')[0]?.playbook.file).toBe('churn-drivers.md');
+  });
+
+  it.each(['telco_db', 'sales', undefined])(
+    'follows the playbook a schedule names, whatever its fit (database %s)',
+    (database) => {
+      const entries = playbooks.map((playbook, index) =>
+        [
+          `  - name: run-${index}`,
+          '    cron: "0 9 * * 1"',
+          '    timezone: UTC',
+          `    playbook: ${playbook.file}`,
+          ...(database ? [`    database: ${database}`] : []),
+          '    channel: slack:T1:C1',
+          '    owner: U1',
+        ].join('\n'),
+      );
+      const schedules = parseScheduleFile(`schedules:\n${entries.join('\n')}\n`, 'schedules.yaml', {
+        databases: ['telco_db', 'sales'],
+        playbooks,
+      });
+      expect(schedules.map((schedule) => rankPlaybooks(playbooks, schedule.request)[0]?.playbook.file)).toEqual(
+        playbooks.map((playbook) => playbook.file),
+      );
+    },
+  );
+
+  it('puts a playbook named by its file first, even below the fit or without its subject', () => {
+    const request = 'Which factors drive churn? Use segments as customer-segmentation.md does.';
+    expect(rankPlaybooks(playbooks, request, { top: 2 }).map((entry) => entry.playbook.file)).toEqual([
+      'customer-segmentation.md',
+      'churn-drivers.md',
+    ]);
+    expect(rankPlaybooks(playbooks, 'Run eda-overview.md on it')[0]?.playbook.file).toBe('eda-overview.md');
+  });
+
+  it('divides BM25 by the distinct words of the request, so padding lowers the fit', () => {
+    const [short] = rankPlaybooks(playbooks, 'Which factors drive churn?', { minScore: 0 });
+    const [padded] = rankPlaybooks(playbooks, 'Which factors drive churn? Friday board meeting slides, nicely please', {
+      minScore: 0,
+    });
+    expect(short?.playbook.file).toBe('churn-drivers.md');
+    expect(padded?.playbook.file).toBe('churn-drivers.md');
+    expect(padded?.score).toBeCloseTo(((short?.score ?? 0) * 3) / 8);
+  });
 
   it('returns the top ones best first, above the minimum score', () => {
     const ranked = rankPlaybooks(playbooks, 'Which factors drive churn, and can we predict it?', { top: 3 });
@@ -102,6 +164,13 @@ describe('playbooks', () => {
     } finally {
       await rm(folder, { recursive: true, force: true });
     }
+  });
+
+  it('reads `about` as a list; every shipped playbook has one', () => {
+    const about = parsePlaybook('x.md', VALID.replace('tags:', 'about: trends, time series\ntags:'));
+    expect(about.about).toEqual(['trends', 'time series']);
+    expect(parsePlaybook('x.md', VALID).about).toBeUndefined();
+    for (const playbook of playbooks) expect(playbook.about?.length).toBeGreaterThan(0);
   });
 
   it('parses a valid file and skips README.md', async () => {

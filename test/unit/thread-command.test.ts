@@ -10,6 +10,8 @@ describe('thread commands', () => {
   it.each([
     ['accept', { kind: 'review', action: 'accept' }],
     ['Accept s2', { kind: 'review', action: 'accept', section: 's2' }],
+    ['accept query', { kind: 'review', action: 'accept', section: 'query' }],
+    ['discard playbook', { kind: 'review', action: 'discard', section: 'playbook' }],
     ['discard.', { kind: 'review', action: 'discard' }],
     ['discard', { kind: 'review', action: 'discard' }],
     ['revise: add a chart of tenure', { kind: 'review', action: 'revise', feedback: 'add a chart of tenure' }],

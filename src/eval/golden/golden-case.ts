@@ -1,4 +1,4 @@
-/** The shape every golden case shares: suite `golden`, no files, and the playbook scored as a part. */
+/** The shape every golden case shares: suite `golden`, no files, and the playbook (or none) scored as a part. */
 import type { CaseOutcome, EvalCase, PartScore, ReviewStep } from '../eval-case.js';
 import { checkCount, checkPlaybook, type Source } from './golden-checks.js';
 import type { TelcoFacts } from './telco-facts.js';
@@ -24,6 +24,7 @@ export function goldenCase(options: GoldenCaseOptions): EvalCase {
     ...rest,
     suite: 'golden',
     files: [],
+    playbook: options.playbook ?? null,
     score: (outcome) => [...parts(outcome), checkPlaybook(outcome, options.playbook)],
   };
 }
