@@ -16,8 +16,9 @@ import { answerText, type Conversation, type PendingQuestion } from './conversat
 import { finishTurn, type TurnOutcome } from './finish-turn.js';
 import { figureReview } from './grounding/figure-review.js';
 import { DEFAULT_APPROX } from './grounding/ground-figures.js';
-import { keepEvidence, keepGiven, keepParameters } from './grounding/thread-evidence.js';
-import { formatKnowledge } from './knowledge-prompt.js';
+import { keepGiven, keepToolResult } from './grounding/thread-evidence.js';
+import { answerInterruptedCalls } from './interrupted-calls.js';
+import { formatKnowledge, relevantKnowledge } from './knowledge-prompt.js';
 import { rankPlaybooksFor } from './playbook-ranking.js';
 import { formatPlaybookForPrompt, type Playbook } from './playbooks.js';
 import { readablePlaybooks } from './readable-playbooks.js';
@@ -136,7 +137,9 @@ export class Agent {
     const { conversation, settings, emit } = request;
     const databases = request.databases ?? this.options.databases;
     const files = summariseSharedFiles(conversation.files ?? []);
-    const known = await this.knowledgeFor(request, databases);
+    const known = this.options.knowledge
+      ? await relevantKnowledge(this.options.knowledge, topicOf(request), databases)
+      : [];
     const schema = [await summariseSchema(databases), files, formatKnowledge(known)].filter(Boolean).join('\n');
     if (request.resume?.kind !== 'continue') keepGiven(conversation, request.text);
     const reviewFigures = figureReview({
@@ -226,7 +229,7 @@ export class Agent {
       onToolCall: async (call, outcome) => {
         delete context.onRows;
         delete context.callId;
-        if (!outcome.failed) keepResult(conversation, call, outcome.content);
+        if (!outcome.failed) keepToolResult(conversation, call, outcome.content);
         await progress.finished(call, outcome);
         this.options.logger.debug({ tool: call.name, failed: outcome.failed ?? false }, 'tool call');
         await request.log({
@@ -346,7 +349,11 @@ export class Agent {
     // A reply that is no decision skips the cell and reaches the model as the user's words.
     const decision = resume?.kind === 'approval' ? resume : { decision: 'skip' as const, user: '', note: request.text };
     const content = await runHeldCall(pending, decision, tool, { ...context, callId: pending.callId }, request.log);
-    keepResult(request.conversation, { id: pending.callId, name: pending.tool, arguments: pending.arguments }, content);
+    keepToolResult(
+      request.conversation,
+      { id: pending.callId, name: pending.tool, arguments: pending.arguments },
+      content,
+    );
     return content;
   }
 
@@ -373,26 +380,6 @@ export class Agent {
       signal,
     });
     return completion.message.content?.trim() ?? '';
-  }
-
-  /** The pieces of knowledge that fit what the turn works on (the request, with a clarification or a resumed request). */
-  private async knowledgeFor(request: TurnRequest, databases: Database[]): Promise<KnowledgePiece[]> {
-    const { knowledge } = this.options;
-    if (!knowledge) return [];
-    const { conversation } = request;
-    const topic = [
-      conversation.pending?.kind === 'triage' ? conversation.pending.request : undefined,
-      request.resume || conversation.pending ? conversation.request : undefined,
-      request.text,
-    ];
-    // Only what this person may read: the turn's databases list their granted tables alone.
-    const readable = await Promise.all(
-      databases.map(async (database) => ({
-        database: database.name,
-        tables: (await database.listTables()).map((table) => table.name),
-      })),
-    );
-    return knowledge.relevant(topic.filter(Boolean).join('\n'), readable);
   }
 
   private tools(settings: AgentSettings, schema: string, known: KnowledgePiece[] = []): AgentTool[] {
@@ -430,46 +417,14 @@ export class Agent {
   }
 }
 
-/**
- * Tool calls of the last model reply that have no result: tally stopped while they ran. The model
- * is told so (the kernel kept what succeeded: its journal was replayed) rather than left with calls
- * the API would refuse as unanswered.
- */
-function answerInterruptedCalls(messages: ChatMessage[]): void {
-  const last = messages.findLastIndex((message) => message.role === 'assistant');
-  const reply = messages[last];
-  if (reply?.role !== 'assistant' || !reply.toolCalls?.length) return;
-  const answered = new Set(
-    messages.slice(last + 1).flatMap((message) => (message.role === 'tool' ? [message.toolCallId] : [])),
-  );
-  for (const call of reply.toolCalls) {
-    if (answered.has(call.id)) continue;
-    messages.push({
-      role: 'tool',
-      toolCallId: call.id,
-      content:
-        'Interrupted: tally restarted before this call finished. Variables made by cells that had finished are back in the kernel; check before running it again.',
-    });
-  }
-}
-
-/** The tools whose results hold data; a draft's or a question's result (a review note, an answer) does not. */
-const DATA_TOOLS = new Set([
-  'list_tables',
-  'describe_table',
-  'run_sql',
-  'load_dataframe',
-  'run_verified_query',
-  'run_python',
-]);
-
-/** Keeps a data tool's result as what figures are checked against, and its code's numbers as parameters. */
-function keepResult(
-  conversation: Conversation,
-  call: Pick<ToolCall, 'id' | 'name' | 'arguments'>,
-  content: string,
-): void {
-  if (!DATA_TOOLS.has(call.name)) return;
-  keepEvidence(conversation, { id: call.id, tool: call.name, text: content });
-  keepParameters(conversation, call.arguments);
+/** What the turn works on, for retrieval: the request, with a clarified or resumed one. */
+function topicOf(request: TurnRequest): string {
+  const { conversation } = request;
+  return [
+    conversation.pending?.kind === 'triage' ? conversation.pending.request : undefined,
+    request.resume || conversation.pending ? conversation.request : undefined,
+    request.text,
+  ]
+    .filter(Boolean)
+    .join('\n');
 }

@@ -1,6 +1,23 @@
-/** The knowledge pieces that fit a request, as text for the stage prompts ('' when none fit). */
-import type { KnowledgePiece } from '../ports/knowledge.js';
+/** The knowledge that fits a request, for what the person may read, and as text for the stage prompts. */
+import type { Database } from '../ports/database.js';
+import type { Knowledge, KnowledgePiece } from '../ports/knowledge.js';
 
+/** The pieces that fit; only what this person may read (the turn's databases list their granted tables alone). */
+export async function relevantKnowledge(
+  knowledge: Knowledge,
+  topic: string,
+  databases: readonly Database[],
+): Promise<KnowledgePiece[]> {
+  const readable = await Promise.all(
+    databases.map(async (database) => ({
+      database: database.name,
+      tables: (await database.listTables()).map((table) => table.name),
+    })),
+  );
+  return knowledge.relevant(topic, readable);
+}
+
+/** The pieces as text for the stage prompts ('' when none fit). */
 export function formatKnowledge(pieces: readonly KnowledgePiece[]): string {
   if (pieces.length === 0) return '';
   const lines = pieces.map(

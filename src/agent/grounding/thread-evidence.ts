@@ -4,6 +4,7 @@
  * without a result behind them: what people wrote (the request, answers, feedback), and the
  * parameters of the code and SQL that ran (`bins=12`, `LIMIT 20`) when no result holds them.
  */
+import type { ToolCall } from '../../ports/llm.js';
 import type { Conversation } from '../conversation.js';
 import type { EvidenceSource } from './ground-figures.js';
 import { numbersIn } from './result-numbers.js';
@@ -39,4 +40,25 @@ export function keepParameters(conversation: Conversation, code: string): void {
 
 export function evidenceOf(conversation: Conversation): EvidenceSource[] {
   return conversation.evidence ?? [];
+}
+
+/** The tools whose results hold data; a draft's or a question's result (a review note, an answer) does not. */
+const DATA_TOOLS = new Set([
+  'list_tables',
+  'describe_table',
+  'run_sql',
+  'load_dataframe',
+  'run_verified_query',
+  'run_python',
+]);
+
+/** Keeps a data tool's result as what figures are checked against, and its code's numbers as parameters. */
+export function keepToolResult(
+  conversation: Conversation,
+  call: Pick<ToolCall, 'id' | 'name' | 'arguments'>,
+  content: string,
+): void {
+  if (!DATA_TOOLS.has(call.name)) return;
+  keepEvidence(conversation, { id: call.id, tool: call.name, text: content });
+  keepParameters(conversation, call.arguments);
 }
