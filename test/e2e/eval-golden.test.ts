@@ -3,13 +3,16 @@
  * plan, tool loop), sandbox and review, with a scripted oracle that runs the right SQL and pandas and
  * answers from what they return. Every part is right, every case follows the playbook it names, and
  * every figure posted is grounded in a tool result; an oracle that pastes a stale rate into one case's answer fails that case alone, its
- * checker says why, and the stale figure is counted as ungrounded.
+ * checker says why, and the stale figure is counted as ungrounded. The knowledge cases pass only
+ * because retrieval put the definition or verified query they need into the act prompt: the oracle
+ * builds its SQL from what it finds there, and records it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScriptStep } from '../../src/demo/scripted-model-server.js';
 import type { CaseResult } from '../../src/eval/eval-case.js';
 import type { EvalHarness } from '../../src/eval/eval-harness.js';
 import { loadGoldenCases } from '../../src/eval/golden/golden-suite.js';
+import { KNOWLEDGE_NEEDED } from '../../src/eval/golden/knowledge-cases.js';
 import { churnAucBand } from '../../src/eval/golden/model-case.js';
 import { computeTelcoFacts } from '../../src/eval/golden/telco-facts.js';
 import { summariseEval } from '../../src/eval/summarise-eval.js';
@@ -23,6 +26,8 @@ const RUN = { concurrency: 4, caseWallMs: 120_000, caseTokens: 400_000 };
 let fixture: EvalFixture | undefined;
 let harness: EvalHarness;
 let stale = false;
+/** The knowledge lines the right oracle acted on, by case id. */
+const seen = new Map<string, string[]>();
 
 /** Every part that failed, with why, and every case that did not run to its end. */
 const failures = (results: CaseResult[]) =>
@@ -39,7 +44,7 @@ const summaryOf = (results: CaseResult[]) =>
   summariseEval(results, { suite: 'golden', model: 'oracle', startedAt: '', wallMs: 0 });
 
 beforeAll(async () => {
-  const right = goldenOracleStep();
+  const right = goldenOracleStep({ seen });
   const sloppy = goldenOracleStep({ stale: true });
   const script = Array.from({ length: 1000 }, (): ScriptStep => (context) => (stale ? sloppy : right)(context));
   fixture = await startEvalFixture('evalgold', script);
@@ -66,6 +71,38 @@ describe('tally eval on the telco golden suite (scripted oracle)', () => {
     const band = churnAucBand(facts);
     expect(Number(auc?.got)).toBeGreaterThan(band.low);
     expect(Number(auc?.got)).toBeLessThan(band.high);
+    // The knowledge cases passed on what retrieval put into their act prompts (the telco set, aliased
+    // to the test's database): the active-customer
+    // definition (its SQL condition), the verified query (run, and said so in the thread), and the
+    // churn rate definition found by its synonym "attrition rate".
+    const knowledgeIds = Object.keys(KNOWLEDGE_NEEDED);
+    expect(cases.filter((evalCase) => evalCase.level === 'knowledge').map((evalCase) => evalCase.id)).toEqual(
+      knowledgeIds,
+    );
+    expect(knowledgeIds.map((id) => [id, byId.get(id)?.correct])).toEqual(knowledgeIds.map((id) => [id, true]));
+    expect(seen.get('golden-active-customers')).toEqual([
+      expect.stringMatching(
+        /^- definition \([^,]+, telco_db\/\w+\.yaml\): active customer \(also: .*\): .* SQL: c\.Churn = 'No' AND s\.tenure >= 1$/,
+      ),
+    ]);
+    expect(seen.get('golden-verified-payment-method')).toEqual([
+      expect.stringMatching(
+        /^- query \([^,]+, telco_db\/\w+\.yaml\): verified query "churn rate by payment method" \(verified by telco analytics team\)/,
+      ),
+    ]);
+    expect(seen.get('golden-attrition-by-contract')).toEqual([
+      expect.stringMatching(
+        /^- definition \([^,]+, telco_db\/\w+\.yaml\): churn rate \(also: attrition rate, .*\): .* SQL: AVG\(c\.Churn = 'Yes'\) FROM user_payments p JOIN user_churn c/,
+      ),
+    ]);
+    const verified = byId.get('golden-verified-payment-method');
+    expect(verified?.transcript).toContain(
+      'Using the verified query *churn rate by payment method* (verified by telco analytics team).',
+    );
+    expect(verified?.parts.find((part) => part.name === 'verified_query')).toMatchObject({ correct: true });
+    expect(byId.get('golden-active-customers')?.answer).toMatch(
+      new RegExp(`^Active customers: ${facts.activeCustomers}$`, 'm'),
+    );
     // The numbers came from tools, not from the suite: every computing case ran SQL or Python.
     const computing = results.filter((result) => result.level !== 'scope');
     expect(computing.filter((result) => result.toolCalls === 0).map((result) => result.id)).toEqual([]);

@@ -11,6 +11,12 @@
  * quarter's number would. No tool printed that figure, so tally's review note asks for a correction;
  * the oracle sends the same answer again, and the figure is posted marked. The case must fail, say
  * why, and count the figure as ungrounded.
+ *
+ * The knowledge cases (golden/knowledge-cases.ts) name no join and no filter: the oracle reads the
+ * definition or verified query it needs from the "what the organisation knows" block of its act
+ * system prompt, found by the term (or a synonym) the request uses, and builds its SQL from that.
+ * When the piece is not in the prompt it says so instead of answering, so the case fails: a pass
+ * proves retrieval. What it found is recorded in `seen`, by case id.
  */
 import {
   callTool,
@@ -34,8 +40,16 @@ interface ToolResult {
   content: string;
 }
 
-/** What the oracle does in a case's tool loop, given the tool results so far. */
-type Act = (results: ToolResult[]) => ScriptReply;
+/** What the oracle does in a case's tool loop, given the tool results so far and the act prompt. */
+type Act = (results: ToolResult[], prompt: ActPrompt) => ScriptReply;
+
+/** The act stage's request as a knowledge case reads it. */
+interface ActPrompt {
+  system: string;
+  request: string;
+  /** Records the knowledge line the oracle acted on. */
+  saw(line: string): void;
+}
 
 interface OracleCase {
   triage: Record<string, unknown>;
@@ -76,8 +90,8 @@ const python = (code: string) => callTool('run_python', { code });
 /** Acts in order, one per model request; the last answers. */
 const sequence =
   (...acts: Act[]): Act =>
-  (results) =>
-    (acts[Math.min(results.length, acts.length - 1)] as Act)(results);
+  (results, prompt) =>
+    (acts[Math.min(results.length, acts.length - 1)] as Act)(results, prompt);
 
 /** Answers with what the last cell printed, under a heading (edited first, when `edit` is given). */
 const printed =
@@ -141,6 +155,119 @@ auc = roc_auc_score(test.Churn.eq("Yes"), model.predict_proba(X_test)[:, 1])
 print(f"ROC AUC: {auc:.3f}")`;
 
 const TRAIN_TABLES = ['user_demographics', 'user_services', 'user_payments', 'user_churn'];
+
+// ---- reading the knowledge in the prompt -----------------------------------------------------
+
+const KNOWLEDGE_HEADING = 'what the organisation knows about this data';
+
+/** The knowledge lines of a system prompt (`- definition (telco_db, …): …`), first lines only. */
+export function knowledgeLines(system: string): string[] {
+  const start = system.indexOf(KNOWLEDGE_HEADING);
+  if (start < 0) return [];
+  const lines: string[] = [];
+  for (const line of system.slice(start).split('\n').slice(1)) {
+    if (line.startsWith('- ')) lines.push(line);
+    else if (!line.startsWith('  ')) break;
+  }
+  return lines;
+}
+
+interface Definition {
+  line: string;
+  name: string;
+  synonyms: string[];
+  sql: string;
+}
+
+/** The definitions in the prompt: `- definition (db, file): <name> (also: a, b): <text> SQL: <sql>`. */
+function definitionsIn(system: string): Definition[] {
+  return knowledgeLines(system).flatMap((line) => {
+    const parsed = /^- definition \([^)]*\): (.+?)(?: \(also: ([^)]*)\))?: .*?(?: SQL: (.*))?$/.exec(line);
+    if (!parsed?.[1]) return [];
+    const synonyms = parsed[2]?.split(', ') ?? [];
+    return [{ line, name: parsed[1], synonyms, sql: parsed[3] ?? '' }];
+  });
+}
+
+/** The definition whose name (or, with `synonym`, one of its synonyms only) the request uses. */
+function definitionFor(prompt: ActPrompt, by: 'name' | 'synonym'): Definition | undefined {
+  const request = prompt.request.toLowerCase();
+  const found = definitionsIn(prompt.system).find((definition) =>
+    (by === 'name' ? [definition.name] : definition.synonyms).some((term) => request.includes(term.toLowerCase())),
+  );
+  if (found) prompt.saw(found.line);
+  return found;
+}
+
+/** The verified query in the prompt whose name the request uses. */
+function verifiedQueryFor(prompt: ActPrompt): string | undefined {
+  const request = prompt.request.toLowerCase();
+  for (const line of knowledgeLines(prompt.system)) {
+    const name = /^- query \([^)]*\): verified query "([^"]+)"/.exec(line)?.[1];
+    if (name && request.includes(name.toLowerCase())) {
+      prompt.saw(line);
+      return name;
+    }
+  }
+  return undefined;
+}
+
+/** The rows of a run_verified_query preview: its table between the title line and `(n rows)`. */
+function verifiedRows(content: string): Array<Record<string, string>> {
+  const lines = content.split('\n');
+  const end = lines.findIndex((line) => /^\(\d+ rows?\)$/.test(line));
+  return tableOf(lines.slice(1, end < 0 ? undefined : end).join('\n'));
+}
+
+const missingKnowledge = (what: string) =>
+  say(`oracle: the act prompt carries no ${what}, so I cannot answer this the organisation's way.`);
+
+/** Active customers, counted with the condition of the definition the prompt carries. */
+const activeCustomers: Act = (results, prompt) => {
+  const definition = definitionFor(prompt, 'name');
+  if (!definition?.sql) return missingKnowledge('definition of active customer with its SQL');
+  if (results.length === 0) {
+    return sql(
+      'SELECT COUNT(*) AS active_customers FROM user_payments p ' +
+        'JOIN user_churn c ON c.customerID = p.customerID JOIN user_services s ON s.customerID = p.customerID ' +
+        `WHERE ${definition.sql}`,
+    );
+  }
+  // The definition's SQL is not quoted: its month threshold would be a figure no tool printed.
+  return say(
+    `Counted as the organisation defines an ${definition.name}: not churned, and a customer for at least a month.\n\n` +
+      `Active customers: ${first(results, 0).active_customers}`,
+  );
+};
+
+/** The verified query the prompt offers for the request, then its rows as the answer. */
+const verifiedRates: Act = (results, prompt) => {
+  const name = verifiedQueryFor(prompt);
+  if (!name) return missingKnowledge('verified query for this request');
+  if (results.length === 0) return callTool('run_verified_query', { name });
+  const rows = verifiedRows(results[0]?.content ?? '');
+  const [column = ''] = Object.keys(rows[0] ?? {});
+  return say(
+    [`From the verified query "${name}":`, '', ...rows.map((row) => `${row[column]}: ${row.churn_rate}`)].join('\n'),
+  );
+};
+
+/** Churn rate by contract for a request that calls it by a synonym: the definition's SQL, grouped. */
+const attritionByContract: Act = (results, prompt) => {
+  const definition = definitionFor(prompt, 'synonym');
+  const [rate, from] = definition?.sql.split(/ (?=FROM )/) ?? [];
+  if (!definition || !rate || !from) return missingKnowledge('definition with a synonym the request uses');
+  if (results.length === 0) {
+    return sql(`SELECT p.Contract, ${rate} AS churn_rate ${from} WHERE p.Contract <> '' GROUP BY p.Contract`);
+  }
+  return say(
+    [
+      `Attrition rate is what the organisation calls ${definition.name}. By contract type (train tables):`,
+      '',
+      ...tableOf(results[0]?.content ?? '').map((row) => `${row.Contract}: ${row.churn_rate}`),
+    ].join('\n'),
+  );
+};
 
 // ---- the cases -------------------------------------------------------------------------------
 
@@ -307,6 +434,9 @@ function oracleCases(stale: boolean): Record<string, OracleCase> {
       plan: '1. Count user_payments customers without a user_demographics row.\n2. Draft the data-quality section.',
       act: auditWithRevision,
     },
+    'golden-active-customers': { triage: ANSWERABLE, act: activeCustomers },
+    'golden-verified-payment-method': { triage: ANSWERABLE, act: verifiedRates },
+    'golden-attrition-by-contract': { triage: ANSWERABLE, act: attritionByContract },
   };
 }
 
@@ -358,8 +488,15 @@ function toolResults(context: ScriptContext): ToolResult[] {
     }));
 }
 
+export interface GoldenOracleOptions {
+  /** Makes STALE_CASE paste a stale rate (see the file header). Default false. */
+  stale?: boolean;
+  /** Filled with the knowledge lines each knowledge case acted on, by case id. */
+  seen?: Map<string, string[]>;
+}
+
 /** The one step that serves every golden case: it reads the case and its progress from the request. */
-export function goldenOracleStep(options: { stale?: boolean } = {}): (context: ScriptContext) => ScriptStep {
+export function goldenOracleStep(options: GoldenOracleOptions = {}): (context: ScriptContext) => ScriptStep {
   const cases = oracleCases(options.stale ?? false);
   // Longest first, so a message that starts another cannot take its place.
   const messages = loadGoldenCases()
@@ -374,12 +511,17 @@ export function goldenOracleStep(options: { stale?: boolean } = {}): (context: S
       return callTool('triage', oracle.triage);
     }
     if (context.tools.length === 0) return say(oracle.plan ?? '1. Query the tables.\n2. Answer.');
-    return oracle.act(toolResults(context));
+    const system = String(context.messages.find((message) => message.role === 'system')?.content ?? '');
+    const saw = (line: string) => {
+      const lines = options.seen?.get(found.id) ?? [];
+      if (!lines.includes(line)) options.seen?.set(found.id, [...lines, line]);
+    };
+    return oracle.act(toolResults(context), { system, request, saw });
   };
 }
 
 /** The script: `copies` of {@link goldenOracleStep}, as the server takes one step per model request. */
-export function goldenOracle(options: { stale?: boolean; copies?: number } = {}): ScriptStep[] {
+export function goldenOracle(options: GoldenOracleOptions & { copies?: number } = {}): ScriptStep[] {
   const step = goldenOracleStep(options);
   return Array.from({ length: options.copies ?? 400 }, () => step);
 }

@@ -16,6 +16,7 @@ import {
   checkNames,
   checkPlaybook,
   checkRate,
+  checkVerifiedQuery,
   checkWord,
   findLabelledNumber,
   inAnswer,
@@ -24,6 +25,7 @@ import {
   type Source,
 } from '../../src/eval/golden/golden-checks.js';
 import { loadGoldenCases } from '../../src/eval/golden/golden-suite.js';
+import { KNOWLEDGE_NEEDED } from '../../src/eval/golden/knowledge-cases.js';
 import { aucStandardError, churnAucBand } from '../../src/eval/golden/model-case.js';
 import { computeTelcoFacts, rocAuc } from '../../src/eval/golden/telco-facts.js';
 import { buildTelcoTables, generateCustomers } from '../../telco_data/index.js';
@@ -159,21 +161,90 @@ describe('the other checks', () => {
     expect(checkDeclined(outcome({ declined: true })).correct).toBe(true);
     expect(checkDeclined(outcome({ answer: 'About 1,200 minutes.' })).why).toMatch(/it answered: About 1,200 minutes/);
   });
+
+  it('checks that the thread used the verified query of that name', () => {
+    const used = (name: string) =>
+      outcome({ transcript: `Using the verified query *${name}* (verified by telco analytics team).\n\nrates` });
+    expect(checkVerifiedQuery(used('churn rate by payment method'), 'churn rate by payment method')).toEqual({
+      name: 'verified_query',
+      correct: true,
+      expected: 'churn rate by payment method',
+      got: 'churn rate by payment method',
+    });
+    expect(checkVerifiedQuery(used('churn rate by contract'), 'churn rate by payment method')).toMatchObject({
+      correct: false,
+      got: 'churn rate by contract',
+      why: "expected the thread to use the verified query 'churn rate by payment method', it used 'churn rate by contract'",
+    });
+    // Naming the query in the answer is not running it: only run_verified_query posts "Using …".
+    expect(
+      checkVerifiedQuery(outcome({ transcript: 'From the verified query "churn rate by payment method": …' }), 'x'),
+    ).toMatchObject({ correct: false, why: "expected the thread to use the verified query 'x', it used none" });
+  });
 });
 
 describe('the golden suite', () => {
   const facts = computeTelcoFacts();
   const cases = loadGoldenCases(facts);
 
-  it('has at least 12 cases of every kind, each naming a playbook that exists', () => {
+  it('has at least 12 cases of every kind, each naming a playbook that exists (or none, on purpose)', () => {
     expect(cases.length).toBeGreaterThanOrEqual(12);
     expect(new Set(cases.map((evalCase) => evalCase.id)).size).toBe(cases.length);
     expect(new Set(cases.map((evalCase) => evalCase.level))).toEqual(
-      new Set(['consistency', 'rates', 'model', 'clarify', 'scope', 'review']),
+      new Set(['consistency', 'rates', 'model', 'clarify', 'scope', 'review', 'knowledge']),
     );
-    for (const evalCase of cases.filter((candidate) => candidate.level !== 'scope')) {
+    // The declined request, and a head count of active customers, which no playbook covers.
+    expect(cases.filter((evalCase) => !evalCase.playbook).map((evalCase) => evalCase.id)).toEqual([
+      'golden-out-of-scope',
+      'golden-active-customers',
+    ]);
+    for (const evalCase of cases.filter((candidate) => candidate.playbook)) {
       expect(existsSync(join(PLAYBOOKS_DIR, evalCase.playbook ?? 'missing'))).toBe(true);
     }
+  });
+
+  it('has three knowledge cases whose messages leave the definition to the knowledge store', () => {
+    const knowledge = cases.filter((evalCase) => evalCase.level === 'knowledge');
+    expect(knowledge.map((evalCase) => evalCase.id)).toEqual(Object.keys(KNOWLEDGE_NEEDED));
+    // No join, table or filter in the message: only retrieval can supply them.
+    for (const evalCase of knowledge) {
+      expect(evalCase.message).not.toMatch(/user_\w+|customerID|Churn = |tenure|JOIN/i);
+    }
+    // The synonym case says attrition, never churn: only the definition's synonyms link the two.
+    const attrition = knowledge.find((evalCase) => evalCase.id === 'golden-attrition-by-contract')?.message;
+    expect(attrition).toMatch(/attrition rate/);
+    expect(attrition).not.toMatch(/churn/i);
+  });
+
+  it('scores the knowledge cases on the defined count, the rates and the verified query', () => {
+    const score = (id: string, fields: Partial<CaseOutcome>) =>
+      cases.find((evalCase) => evalCase.id === id)?.score(outcome(fields)) ?? [];
+    const wrong = (parts: ReturnType<typeof score>) => parts.filter((part) => !part.correct).map((part) => part.name);
+    expect(wrong(score('golden-active-customers', { answer: `Active customers: ${facts.activeCustomers}` }))).toEqual(
+      [],
+    );
+    // Counts are exact: one customer more (a tenure-0 one, say) is wrong.
+    expect(
+      wrong(score('golden-active-customers', { answer: `Active customers: ${facts.activeCustomers + 1}` })),
+    ).toEqual(['active_customers']);
+    const rates = [...facts.churnByPaymentMethod].map(([method, rate]) => `${method}: ${rate.toFixed(4)}`).join('\n');
+    const drivers = { playbook: 'churn-drivers.md' };
+    expect(
+      wrong(
+        score('golden-verified-payment-method', {
+          ...drivers,
+          answer: rates,
+          transcript: `Using the verified query *churn rate by payment method* (verified by x).\n\n${rates}`,
+        }),
+      ),
+    ).toEqual([]);
+    expect(wrong(score('golden-verified-payment-method', { ...drivers, answer: rates, transcript: rates }))).toEqual([
+      'verified_query',
+    ]);
+    const contracts = [...facts.churnByContract]
+      .map(([contract, rate]) => `${contract}: ${rate.toFixed(3)}`)
+      .join('\n');
+    expect(wrong(score('golden-attrition-by-contract', { ...drivers, answer: contracts }))).toEqual([]);
   });
 
   it('computes its expectations from the generator, so other data moves them', () => {

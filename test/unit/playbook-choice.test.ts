@@ -37,7 +37,7 @@ describe('the playbook calibration set', () => {
     expect(ofKind('request')).toHaveLength(20);
     expect(ofKind('telco')).toHaveLength(UNCOVERED_TELCO_REQUESTS.length);
     expect(ofKind('dabench')).toHaveLength(257);
-    expect(cases.filter((entry) => entry.expected !== null)).toHaveLength(36);
+    expect(cases.filter((entry) => entry.expected !== null)).toHaveLength(38);
     // A DABench question is ranked as the session passes it on: with the note on the shared CSV.
     expect(cases.find((entry) => entry.id === 'dabench-35')?.request).toMatch(
       /row retention time[\s\S]*\[Shared files, readable in the kernel: \/inputs\/uploads\/imp\.score\.ldlr\.metabolome\.csv/,
@@ -69,17 +69,17 @@ describe('the playbook calibration set', () => {
     );
   });
 
-  it('scores precision 100% and recall 34 of 36; the two misses name no subject', () => {
+  it('scores precision 100% and recall 36 of 38; the two misses name no subject', () => {
     const score = scorePlaybookChoice(cases.map((entry) => ({ expected: entry.expected, chosen: chosen(entry) })));
     expect(score).toEqual({
-      cases: 310,
+      cases: 313,
       precision: 1,
-      recall: 34 / 36,
-      truePositives: 34,
+      recall: 36 / 38,
+      truePositives: 36,
       falsePositives: 0,
       falseNegatives: 2,
       wrong: 0,
-      trueNegatives: 274,
+      trueNegatives: 275,
     });
     const missed = cases.filter((entry) => entry.expected !== null && chosen(entry) !== entry.expected);
     expect(missed.map((entry) => entry.request)).toEqual([...SUBJECTLESS_REQUESTS]);
@@ -91,7 +91,7 @@ describe('the playbook calibration set', () => {
     const lowest = Math.min(...named.map(fit));
     const highest = Math.max(...none.map(fit));
     expect(BM25_MIN_SCORE).toBe(0.33);
-    expect(lowest).toBeCloseTo(0.357, 3);
+    expect(lowest).toBeCloseTo(0.356, 3);
     expect(highest).toBeCloseTo(0.313, 3);
     expect(Math.max(...ofKind('dabench').map(fit))).toBeLessThan(0.26);
   });
@@ -106,17 +106,17 @@ describe('the playbook calibration set', () => {
       'per word, about, >= 2 words': { playbooks, minMatchedTerms: 2, perWord: true },
     };
     const table: Array<[keyof typeof rules, number, string, string]> = [
-      ['raw BM25', 1.5, '11.8', '100.0'],
-      ['raw BM25', 8, '3.8', '27.8'],
-      ['per word', 0.35, '70.6', '100.0'],
-      ['per word, >= 2 words', 0.35, '78.3', '100.0'],
-      ['per word, about', 0.35, '94.4', '94.4'],
-      ['per word, about, >= 2 words', 0.25, '94.4', '94.4'],
-      ['per word, about, >= 2 words', 0.3, '97.1', '94.4'],
-      ['per word, about, >= 2 words', 0.33, '100.0', '94.4'],
-      ['per word, about, >= 2 words', 0.35, '100.0', '94.4'],
-      ['per word, about, >= 2 words', 0.4, '100.0', '88.9'],
-      ['per word, about, >= 2 words', 0.45, '100.0', '69.4'],
+      ['raw BM25', 1.5, '11.7', '94.7'],
+      ['raw BM25', 8, '3.8', '26.3'],
+      ['per word', 0.35, '68.5', '97.4'],
+      ['per word, >= 2 words', 0.35, '79.2', '100.0'],
+      ['per word, about', 0.35, '92.3', '94.7'],
+      ['per word, about, >= 2 words', 0.25, '94.7', '94.7'],
+      ['per word, about, >= 2 words', 0.3, '97.3', '94.7'],
+      ['per word, about, >= 2 words', 0.33, '100.0', '94.7'],
+      ['per word, about, >= 2 words', 0.35, '100.0', '94.7'],
+      ['per word, about, >= 2 words', 0.4, '100.0', '86.8'],
+      ['per word, about, >= 2 words', 0.45, '100.0', '68.4'],
     ];
     const best = new Map(
       Object.entries(rules).map(([name, rule]) => [

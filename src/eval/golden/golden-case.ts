@@ -6,7 +6,7 @@ import type { TelcoFacts } from './telco-facts.js';
 export interface GoldenCaseOptions {
   /** `golden-<what>`. */
   id: string;
-  /** The kind of case: `consistency`, `rates`, `model`, `clarify`, `scope` or `review`. */
+  /** The kind of case: `consistency`, `rates`, `model`, `clarify`, `scope`, `review` or `knowledge`. */
   level: string;
   concepts: string[];
   message: string;

@@ -264,3 +264,24 @@ export function checkDeclined(outcome: CaseOutcome): PartScore {
         }),
   };
 }
+
+/** The thread said it answered with the verified query of that name (run_verified_query posts it). */
+export function checkVerifiedQuery(outcome: CaseOutcome, name: string): PartScore {
+  const said = `Using the verified query *${name}*`;
+  const used = /Using the verified query \*([^*]+)\*/.exec(outcome.transcript)?.[1];
+  const correct = outcome.transcript.includes(said);
+  return {
+    name: 'verified_query',
+    correct,
+    expected: name,
+    ...(used ? { got: correct ? name : used } : {}),
+    ...(correct
+      ? {}
+      : {
+          why:
+            used === undefined
+              ? `expected the thread to use the verified query '${name}', it used none`
+              : `expected the thread to use the verified query '${name}', it used '${used}'`,
+        }),
+  };
+}

@@ -45,6 +45,11 @@ export interface TelcoFacts {
   /** Share churned in user_churn_new. */
   testChurnRate: number;
   /**
+   * Active customers as the telco knowledge set defines them: user_payments customers whose
+   * user_churn row says 'No' and whose user_services tenure is at least 1 month.
+   */
+  activeCustomers: number;
+  /**
    * ROC AUC on the `_new` tables of the best one-feature ranking (each value scored by its churn
    * rate in the train tables; tenure by shorter = riskier), with the test part's class sizes.
    */
@@ -136,6 +141,8 @@ export function computeTelcoFacts(): TelcoFacts {
     churnByPaymentMethod: churnBy(payments, 'PaymentMethod', churn),
     trainChurnRate: trainChurn.filter(([, value]) => value === 'Yes').length / trainChurn.length,
     testChurnRate: testChurn.filter((row) => row.Churn === 'Yes').length / testChurn.length,
+    // A missing or NULL tenure (no services row, a damaged one) is not a month of tenure.
+    activeCustomers: [...paymentIds].filter((id) => churn.get(id) === 'No' && Number(tenure.get(id) ?? 0) >= 1).length,
     bestOneFeatureAuc: bestOneFeatureAuc(built.tables, churn),
   };
 }
