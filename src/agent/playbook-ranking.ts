@@ -66,7 +66,14 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../logger.js';
 import type { LlmClient } from '../ports/llm.js';
-import { BM25_MIN_SCORE, namesPlaybook, type Playbook, type RankedPlaybook, rankPlaybooks } from './playbooks.js';
+import {
+  BM25_MIN_SCORE,
+  byFit,
+  namesPlaybook,
+  type Playbook,
+  type RankedPlaybook,
+  rankPlaybooks,
+} from './playbooks.js';
 
 /** The hybrid score a playbook must reach (see the file header). */
 const HYBRID_MIN_SCORE = 0.5;
@@ -123,12 +130,7 @@ export async function rankPlaybooksFor(
       score: (fits.get(playbook) ?? 0) / scale / 2 + Math.max(0, similarities[index] ?? 0),
     }))
     .filter((entry) => entry.score >= HYBRID_MIN_SCORE || namesPlaybook(request, entry.playbook))
-    .sort(
-      (left, right) =>
-        Number(namesPlaybook(request, right.playbook)) - Number(namesPlaybook(request, left.playbook)) ||
-        right.score - left.score ||
-        left.playbook.file.localeCompare(right.playbook.file),
-    )
+    .sort(byFit(request))
     .slice(0, top);
 }
 

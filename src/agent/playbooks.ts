@@ -182,13 +182,16 @@ export function rankPlaybooks(playbooks: Playbook[], request: string, options: R
       return { playbook, score: fits ? (scores[index] ?? 0) / words.size : 0 };
     })
     .filter((entry) => namesPlaybook(request, entry.playbook) || (entry.score > 0 && entry.score >= minScore))
-    .sort(
-      (left, right) =>
-        Number(namesPlaybook(request, right.playbook)) - Number(namesPlaybook(request, left.playbook)) ||
-        right.score - left.score ||
-        left.playbook.file.localeCompare(right.playbook.file),
-    )
+    .sort(byFit(request))
     .slice(0, top);
+}
+
+/** Ranked best first: a playbook the request names, then the higher score, then by file name. */
+export function byFit(request: string): (left: RankedPlaybook, right: RankedPlaybook) => number {
+  return (left, right) =>
+    Number(namesPlaybook(request, right.playbook)) - Number(namesPlaybook(request, left.playbook)) ||
+    right.score - left.score ||
+    left.playbook.file.localeCompare(right.playbook.file);
 }
 
 /**
