@@ -6,7 +6,7 @@ import type { Logger } from '../logger.js';
 import type { Post } from '../ports/chat.js';
 import type { Database } from '../ports/database.js';
 import type { Knowledge, KnowledgePiece } from '../ports/knowledge.js';
-import type { ChatMessage, CompletionParams, LlmClient, ToolCall } from '../ports/llm.js';
+import type { CompletionParams, LlmClient } from '../ports/llm.js';
 import type { Kernel } from '../ports/sandbox.js';
 import type { LogEvent } from '../sessions/session-log.js';
 import { type ApprovalDecision, type ApprovalMode, gated, runHeldCall } from './approval.js';
