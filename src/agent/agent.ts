@@ -10,7 +10,6 @@ import type { CompletionParams, LlmClient } from '../ports/llm.js';
 import type { Kernel } from '../ports/sandbox.js';
 import type { LogEvent } from '../sessions/session-log.js';
 import { type ApprovalDecision, type ApprovalMode, gated, runHeldCall } from './approval.js';
-import { reviewed } from './code-review.js';
 import { fitToBudget } from './context-budget.js';
 import { answerText, type Conversation, type PendingQuestion } from './conversation.js';
 import { finishTurn, type TurnOutcome } from './finish-turn.js';
@@ -18,7 +17,7 @@ import { figureReview } from './grounding/figure-review.js';
 import { DEFAULT_APPROX } from './grounding/ground-figures.js';
 import { keepGiven, keepToolResult } from './grounding/thread-evidence.js';
 import { answerInterruptedCalls } from './interrupted-calls.js';
-import { formatKnowledge, relevantKnowledge } from './knowledge-prompt.js';
+import { formatKnowledge, relevantKnowledge, topicOf } from './knowledge-prompt.js';
 import { rankPlaybooksFor } from './playbook-ranking.js';
 import { formatPlaybookForPrompt, type Playbook } from './playbooks.js';
 import { readablePlaybooks } from './readable-playbooks.js';
@@ -29,11 +28,9 @@ import { summariseSharedFiles } from './shared-file-profile.js';
 import { renderPrompt, type Stage, type StagePrompts } from './stage-prompts.js';
 import { afterFailures, afterMs, afterSteps, afterTokens, whenAsked } from './stop-conditions.js';
 import type { AgentTool, ToolContext, Workbench } from './tool.js';
-import { describeTable, listTables, loadDataframe, runSql } from './tools/database-tools.js';
-import { askUser, draftSection, runPython } from './tools/kernel-tools.js';
-import { runVerifiedQuery } from './tools/knowledge-tools.js';
 import { triage } from './triage.js';
 import { planSteps, TurnProgressTracker } from './turn-progress.js';
+import { turnTools } from './turn-tools.js';
 
 export interface AgentOptions {
   llm: LlmClient;
@@ -383,27 +380,9 @@ export class Agent {
   }
 
   private tools(settings: AgentSettings, schema: string, known: KnowledgePiece[] = []): AgentTool[] {
-    const python =
-      settings.review === 'on'
-        ? reviewed(runPython, {
-            llm: this.options.llm,
-            prompt: this.options.prompts.review,
-            params: this.params('review', settings),
-            schema,
-          })
-        : runPython;
-    // Offered when a verified query fits the request: a turn without one keeps the tools it had.
-    const verified = known.some((piece) => piece.kind === 'query') ? [runVerifiedQuery] : [];
-    return [
-      listTables,
-      describeTable,
-      runSql,
-      loadDataframe,
-      ...verified,
-      python,
-      askUser,
-      draftSection,
-    ] as AgentTool[];
+    const { llm, prompts } = this.options;
+    const review = { llm, prompt: prompts.review, params: this.params('review', settings), schema };
+    return turnTools({ known, ...(settings.review === 'on' ? { review } : {}) });
   }
 
   private params(stage: Stage, settings: AgentSettings): CompletionParams {
@@ -415,16 +394,4 @@ export class Agent {
       ...(model ? { model } : {}),
     };
   }
-}
-
-/** What the turn works on, for retrieval: the request, with a clarified or resumed one. */
-function topicOf(request: TurnRequest): string {
-  const { conversation } = request;
-  return [
-    conversation.pending?.kind === 'triage' ? conversation.pending.request : undefined,
-    request.resume || conversation.pending ? conversation.request : undefined,
-    request.text,
-  ]
-    .filter(Boolean)
-    .join('\n');
 }

@@ -18,9 +18,16 @@ const reviewTool = {
 };
 
 /** Wraps run_python so that every cell is reviewed first; a fix replaces the code, with a note. */
+export interface CodeReviewOptions {
+  llm: LlmClient;
+  prompt: StagePrompt;
+  params: CompletionParams;
+  schema: string;
+}
+
 export function reviewed(
   runPython: AgentTool<{ code: string }>,
-  options: { llm: LlmClient; prompt: StagePrompt; params: CompletionParams; schema: string },
+  options: CodeReviewOptions,
 ): AgentTool<{ code: string }> {
   return {
     ...runPython,

@@ -1,6 +1,7 @@
 /** The knowledge that fits a request, for what the person may read, and as text for the stage prompts. */
 import type { Database } from '../ports/database.js';
 import type { Knowledge, KnowledgePiece } from '../ports/knowledge.js';
+import type { Conversation } from './conversation.js';
 
 /** The pieces that fit; only what this person may read (the turn's databases list their granted tables alone). */
 export async function relevantKnowledge(
@@ -27,4 +28,16 @@ export function formatKnowledge(pieces: readonly KnowledgePiece[]): string {
     'what the organisation knows about this data (follow its definitions; prefer its verified queries):',
     ...lines,
   ].join('\n');
+}
+
+/** What a turn works on, for retrieval: the request, with a clarified or resumed one. */
+export function topicOf(turn: { conversation: Conversation; text: string; resume?: unknown }): string {
+  const { conversation } = turn;
+  return [
+    conversation.pending?.kind === 'triage' ? conversation.pending.request : undefined,
+    turn.resume || conversation.pending ? conversation.request : undefined,
+    turn.text,
+  ]
+    .filter(Boolean)
+    .join('\n');
 }
