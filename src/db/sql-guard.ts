@@ -26,6 +26,7 @@ export type GuardVerdict =
 const ALLOWED: Record<SqlDialect, string> = {
   mysql: 'SELECT, WITH … SELECT, SHOW, DESCRIBE/DESC or EXPLAIN (of a SELECT)',
   sqlite: 'SELECT, WITH … SELECT or EXPLAIN [QUERY PLAN] (of a SELECT)',
+  postgres: 'SELECT, WITH … SELECT or EXPLAIN (of a SELECT)',
 };
 const NEXT_STEP = 'Write a single SELECT (aggregate in SQL, or load the rows and continue in Python).';
 

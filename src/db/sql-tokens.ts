@@ -5,7 +5,7 @@
  */
 
 /** Whose lexical rules apply. */
-export type SqlDialect = 'mysql' | 'sqlite';
+export type SqlDialect = 'mysql' | 'sqlite' | 'postgres';
 
 export interface SqlToken {
   /** `word`: keyword, name or number; `quoted`: string or quoted name; `variable`: `@x`, `@@x`; `symbol`: the rest. */

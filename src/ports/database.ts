@@ -131,7 +131,7 @@ export interface Provenance {
 export interface Database {
   /** The name this database is configured under (e.g. `telco`). */
   readonly name: string;
-  readonly dialect: 'mysql' | 'sqlite';
+  readonly dialect: 'mysql' | 'sqlite' | 'postgres';
   listTables(): Promise<TableInfo[]>;
   describeTable(table: string): Promise<TableDescription>;
   /** Runs one read-only statement; SQL the guard rejects throws `SqlRejectedError`. */

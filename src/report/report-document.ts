@@ -4,6 +4,7 @@
  * of it.
  */
 import type { Cell, Figure, FigureCheck } from './report.js';
+import type { Database } from '../ports/database.js';
 
 export interface DocumentFigure extends Figure {
   png: Buffer;
@@ -36,7 +37,7 @@ export interface ReportDocument {
   createdAt: number;
   exportedAt: number;
   /** The databases the SQL ran on, for the notebook's connection cell. */
-  databases: Array<{ name: string; dialect: 'mysql' | 'sqlite' }>;
+  databases: Array<{ name: string; dialect: Database['dialect'] }>;
   sections: DocumentSection[];
 }
 

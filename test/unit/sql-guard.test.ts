@@ -6,6 +6,7 @@ const ALLOWED: Record<SqlDialect, string> = {
   mysql:
     'Only one read-only statement is allowed: SELECT, WITH … SELECT, SHOW, DESCRIBE/DESC or EXPLAIN (of a SELECT).',
   sqlite: 'Only one read-only statement is allowed: SELECT, WITH … SELECT or EXPLAIN [QUERY PLAN] (of a SELECT).',
+  postgres: 'Only one read-only statement is allowed: SELECT, WITH … SELECT or EXPLAIN (of a SELECT).',
 };
 
 describe('checkReadOnlySql', () => {
