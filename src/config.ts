@@ -23,8 +23,9 @@ const milliseconds = (fallback: number) =>
 const DAY_MS = 86_400_000;
 /** A number of days; fractions are allowed (0.001 is about a minute and a half, for trials). */
 const days = (fallback: number) => z.coerce.number().positive('a number of days above 0').default(fallback);
-const DATABASE_URL = /^(mysql|mariadb):\/\/.+\/.+|^sqlite:.+/;
-const DATABASE_URL_HINT = 'use mysql://user:password@host:port/database or sqlite:path/to/file.db';
+const DATABASE_URL = /^(mysql|mariadb|postgres|postgresql):\/\/.+\/.+|^sqlite:.+/;
+const DATABASE_URL_HINT =
+  'use mysql://user:password@host:port/database, postgres://user:password@host:port/database[?schema=name] or sqlite:path/to/file.db';
 const NAMED_DATABASE = /^DATABASE_URL_([A-Z0-9_]+)$/;
 const STAGE_MODEL = /^LLM_MODEL_([A-Z]+)$/;
 

@@ -2,7 +2,8 @@
  * The start-up check of each configured database's account: tally is read-only in layers (the
  * guard, a read-only session), and the account is the last one. MySQL/MariaDB: the account's
  * grants (`SHOW GRANTS`). SQLite: whether this process could write the file (tally opens it
- * read-only, but a process that can write it is one mistake away). The demo database tally builds
+ * read-only, but a process that can write it is one mistake away). PostgreSQL: the role's attributes,
+ * memberships and privileges (`postgres-account.ts`). The demo database tally builds
  * itself is not checked.
  */
 import { constants } from 'node:fs';
@@ -10,7 +11,8 @@ import { access } from 'node:fs/promises';
 import mysql from 'mysql2/promise';
 import type { DatabaseSettings } from '../config-types.js';
 import { type GrantFinding, grantFindings } from './grant-findings.js';
-import { sqlitePath } from './open-database.js';
+import { isPostgresUrl, sqlitePath } from './open-database.js';
+import { postgresAccountFindings } from './postgres-account.js';
 
 export interface AccountFinding extends GrantFinding {
   /** The variable that names the database: DATABASE_URL or DATABASE_URL_<NAME>. */
@@ -30,6 +32,7 @@ export async function checkAccount(settings: DatabaseSettings, variable: string)
     );
     return writable ? of([{ problem: 'writes', grant: `this process may write ${path}` }]) : [];
   }
+  if (isPostgresUrl(settings.url)) return of(await postgresAccountFindings(settings.url, settings.schemas ?? []));
   const url = new URL(settings.url.replace(/^mariadb:/, 'mysql:'));
   const connection = await mysql.createConnection({ uri: url.toString(), connectTimeout: 10_000 });
   try {

@@ -1,9 +1,10 @@
-/** Opens a configured database by its URL: MySQL/MariaDB, or an embedded SQLite file. */
+/** Opens a configured database by its URL: MySQL/MariaDB, PostgreSQL, or an embedded SQLite file. */
 import { resolve } from 'node:path';
 import type { DatabaseLimitSettings, DatabaseSettings } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Database } from '../ports/database.js';
 import { MysqlDatabase } from './mysql-database.js';
+import { PostgresDatabase } from './postgres-database.js';
 import { SqliteDatabase } from './sqlite-database.js';
 
 export function openDatabase(
@@ -13,6 +14,15 @@ export function openDatabase(
 ): Promise<Database> {
   if (settings.url.startsWith('sqlite:')) {
     return SqliteDatabase.open({ name: settings.name, path: sqlitePath(settings.url), limits });
+  }
+  if (isPostgresUrl(settings.url)) {
+    return PostgresDatabase.connect({
+      name: settings.name,
+      url: settings.url,
+      ...(settings.schemas ? { schemas: settings.schemas } : {}),
+      limits,
+      logger: logger.child({ database: settings.name }),
+    });
   }
   return MysqlDatabase.connect({
     name: settings.name,
@@ -26,4 +36,9 @@ export function openDatabase(
 /** `sqlite:data/x.db` (relative to the working folder) or `sqlite:///abs/x.db`. */
 export function sqlitePath(url: string): string {
   return resolve(url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, ''));
+}
+
+/** `postgres://…` or `postgresql://…`. */
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//.test(url);
 }

@@ -28,10 +28,12 @@ export function pseudonymKey(secret: string, database: string): string {
 
 /** 16 hex digits of SHA-256 over key and value: stable per value, so joins and group-bys still work. */
 function pseudonym(dialect: SqlDialect, key: string, column: string): string {
-  return dialect === 'mysql'
-    ? `LEFT(SHA2(CONCAT('${key}', ${column}), 256), 16)`
-    : `tally_pseudonym('${key}', ${column})`;
+  if (dialect === 'mysql') return `LEFT(SHA2(CONCAT('${key}', ${column}), 256), 16)`;
+  if (dialect === 'postgres') return `left(encode(sha256(convert_to('${key}' || ${column}::text, 'UTF8')), 'hex'), 16)`;
+  return `tally_pseudonym('${key}', ${column})`;
 }
+
+const TYPED_NULL: Record<SqlDialect, string> = { mysql: 'CAST(NULL AS CHAR)', postgres: 'NULL::text', sqlite: 'NULL' };
 
 /** The largest LIMIT MySQL takes: no limit at all, but a view with it is never merged. */
 const UNLIMITED = '18446744073709551615';
@@ -44,7 +46,7 @@ function columnExpression(dialect: SqlDialect, key: string, column: ViewColumn):
   const name = quoteName(dialect, column.name);
   if (column.access === 'raw') return name;
   if (column.access === 'hash') return `${pseudonym(dialect, key, name)} AS ${name}`;
-  if (column.access === 'redact') return `${dialect === 'mysql' ? 'CAST(NULL AS CHAR)' : 'NULL'} AS ${name}`;
+  if (column.access === 'redact') return `${TYPED_NULL[dialect]} AS ${name}`;
   return undefined;
 }
 

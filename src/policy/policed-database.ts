@@ -56,7 +56,9 @@ export function policedDatabase(inner: Database, options: PolicedDatabaseOptions
     schema ??=
       inner.dialect === 'sqlite'
         ? Promise.resolve('main')
-        : inner.query('SELECT DATABASE()', { maxRows: 1 }).then((result) => String(result.rows[0]?.[0] ?? ''));
+        : inner
+            .query(inner.dialect === 'mysql' ? 'SELECT DATABASE()' : 'SELECT current_schema()', { maxRows: 1 })
+            .then((result) => String(result.rows[0]?.[0] ?? ''));
     return schema;
   };
 

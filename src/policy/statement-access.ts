@@ -84,7 +84,7 @@ export async function checkStatement(input: StatementCheckInput): Promise<Statem
     deniedColumn(tokens, dialect, tables) ??
     leadProblem(lead, masked);
   if (problem) return { refused: problem };
-  const others = dialect === 'mysql' ? otherSchemaTables(tokens, schema) : [];
+  const others = dialect === 'sqlite' ? [] : otherSchemaTables(tokens, schema);
   if (typeof others === 'string') return { refused: others };
   for (const other of others) {
     if (!access.tableGrant(other)) return { refused: notGranted(`table ${other}`, await grantedTables(input)) };

@@ -3,8 +3,9 @@
  * version, with the figures' PNGs resolved. Built by the report book; exporters are pure functions
  * of it.
  */
-import type { Cell, Figure, FigureCheck } from './report.js';
+
 import type { Database } from '../ports/database.js';
+import type { Cell, Figure, FigureCheck } from './report.js';
 
 export interface DocumentFigure extends Figure {
   png: Buffer;

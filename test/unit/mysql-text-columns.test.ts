@@ -5,8 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ColumnEncoding } from '../../src/db/column-kind.js';
-import { type EncodedChunk, encodeChunk } from '../../src/db/extract/encode-chunk.js';
+import { encodeChunk } from '../../src/db/extract/encode-chunk.js';
 import { MysqlTextColumns } from '../../src/db/extract/mysql-text-columns.js';
+import { decode } from '../support/decode-chunk.js';
 
 /** A row packet's payload: each value length-prefixed, NULL as 0xfb. */
 function packet(values: Array<string | Uint8Array | null>) {
@@ -25,37 +26,6 @@ function packet(values: Array<string | Uint8Array | null>) {
   }
   const payload = Buffer.concat([Buffer.alloc(4), ...parts]); // mysql2's packets start with a 4-byte header
   return { buffer: payload, offset: 4, end: payload.length };
-}
-
-/** A `dict` column's entries, in either of its forms (NUL-terminated or JSON), as the kernel reads them. */
-function entriesOf(text: string, terminated: boolean | undefined): string[] {
-  return terminated ? text.split('\0').slice(0, -1) : JSON.parse(text);
-}
-
-/** Every column of a chunk as plain values, whatever its encoding. */
-function decode(chunk: EncodedChunk): unknown[][] {
-  return chunk.columns.map((column) => {
-    const at = (segment: { offset: number; length: number }) =>
-      chunk.data.subarray(segment.offset, segment.offset + segment.length);
-    const values = at(column.values);
-    const mask = column.mask ? at(column.mask) : undefined;
-    const entries =
-      column.encoding === 'dict'
-        ? entriesOf(at(column.dictionary ?? column.values).toString('utf8'), column.terminated)
-        : [];
-    const out: unknown[] = [];
-    for (let row = 0; row < chunk.rows; row++) {
-      if (mask?.[row]) out.push(null);
-      else if (column.encoding === 'dict') {
-        const code = values.readInt32LE(row * 4);
-        out.push(code < 0 ? null : entries[code]);
-      } else if (column.encoding === 'b1') out.push(values[row]);
-      else if (column.encoding === 'i8') out.push(values.readBigInt64LE(row * 8));
-      else if (column.encoding === 'u8') out.push(values.readBigUInt64LE(row * 8));
-      else out.push(values.readDoubleLE(row * 8));
-    }
-    return [column.encoding, out];
-  });
 }
 
 /** BIT(1) arrives as one raw byte, and mysql2 hands it over as a Buffer. */
