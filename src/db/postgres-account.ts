@@ -45,8 +45,11 @@ export async function postgresAccountFindings(url: string, scope: readonly strin
   try {
     const own = schema ?? String((await client.query('SELECT current_schema() AS s')).rows[0]?.s ?? 'public');
     const schemas = [own, ...scope];
+    const attributes = await attributeFindings(client);
+    // A superuser may do everything; listing every table it could write would bury that one line.
+    if (attributes.some((finding) => finding.grant.endsWith('SUPERUSER'))) return attributes;
     return [
-      ...(await attributeFindings(client)),
+      ...attributes,
       ...(await membershipFindings(client)),
       ...(await databaseFindings(client)),
       ...(await tableFindings(client, schemas)),

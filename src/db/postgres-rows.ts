@@ -5,7 +5,7 @@
  * bytes go straight into encoded chunks (`postgres-copy-columns.ts`) without a JavaScript row in between.
  * It measured faster than the cursor (bench/extract.ts).
  */
-import type { PoolClient } from 'pg';
+import type { PoolClient, QueryArrayConfig } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import Cursor from 'pg-cursor';
 import type { EncodedChunk, EncodeOptions } from './extract/encode-chunk.js';
@@ -67,10 +67,13 @@ export async function copyRows(
   onCancel: () => Promise<void>,
   options: EncodeOptions,
 ): Promise<RowSource> {
+  // The extended protocol takes one statement only: were the guard bypassed, SQL that closes the parenthesis
+  // to run more (`…) x; COMMIT; DELETE …`) fails here, before the COPY (simple protocol) could run it.
   const described = await client.query({
     text: `SELECT * FROM (${statement}) AS tally_columns LIMIT 0`,
     rowMode: 'array',
-  });
+    queryMode: 'extended',
+  } as QueryArrayConfig);
   const columns = await describeFields(client, described.fields as Field[]);
   const reader = new PostgresCopyColumns(
     columns.map((column) => column.encoding),

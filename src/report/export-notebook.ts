@@ -129,6 +129,13 @@ function cellSource(cell: Cell): string {
   return call;
 }
 
+const CONNECTION_HINTS: Record<ReportDocument['databases'][number]['dialect'], string> = {
+  sqlite: 'the path of the SQLite file (opened read-only)',
+  mysql: 'a SQLAlchemy URL such as `mysql+pymysql://user:password@host:3306/name` (needs `sqlalchemy` and `pymysql`)',
+  postgres:
+    'a SQLAlchemy URL such as `postgresql+psycopg2://user:password@host:5432/name` (needs `sqlalchemy` and `psycopg2`)',
+};
+
 function introduction(doc: ReportDocument): string {
   const sections = doc.sections.map(
     (section) =>
@@ -140,9 +147,7 @@ function introduction(doc: ReportDocument): string {
   const variables = doc.databases.map(
     (database) =>
       `- \`${databaseVariable(database.name)}\` for **${database.name}** (${database.dialect}): ${
-        database.dialect === 'sqlite'
-          ? 'the path of the SQLite file (opened read-only)'
-          : 'a SQLAlchemy URL such as `mysql+pymysql://user:password@host:3306/name` (needs `sqlalchemy` and `pymysql`)'
+        CONNECTION_HINTS[database.dialect]
       }`,
   );
   return [
