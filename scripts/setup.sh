@@ -24,6 +24,7 @@ npx --no-install tsx sandbox/image/build-image.ts
 # runs on embedded SQLite files.
 if [ "${1:-}" = "--for-tests" ]; then
   bash scripts/ensure-mariadb.sh >/dev/null
+  bash scripts/ensure-postgres.sh >/dev/null
   bash scripts/ensure-redis.sh >/dev/null
   bash scripts/ensure-chromium.sh >/dev/null
 fi

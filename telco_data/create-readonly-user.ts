@@ -13,6 +13,8 @@ export interface ReadonlyUserOptions {
   password: string;
   /** Database to grant SELECT on. Default: the database named in the URL. */
   database?: string;
+  /** The option that gave the URL, for error messages: `--url` or `--target` (default). */
+  urlFlag?: string;
 }
 
 export interface ReadonlyUser {
@@ -38,20 +40,21 @@ const NO_SUCH_GRANT = 1141;
  * other databases are left alone. `url` is an admin URL (`mysql://root@host:port/telco_db`).
  */
 export async function createReadonlyUser(url: string, options: ReadonlyUserOptions): Promise<ReadonlyUser> {
-  const target = parseTelcoTarget(url);
-  if (target.kind !== 'mysql') throw invalidArgument('--readonly-user', 'only applies to a mysql:// --target');
+  const urlFlag = options.urlFlag ?? '--target';
+  const target = parseTelcoTarget(url, undefined, urlFlag);
+  if (target.kind !== 'mysql') throw invalidArgument('--readonly-user', `only applies to a mysql:// ${urlFlag}`);
   if (!USER_NAME.test(options.name)) {
     throw invalidArgument('--readonly-user', `'${options.name}' must be 1-32 letters, digits or underscores`);
   }
   if (options.name === target.user) {
-    throw invalidArgument('--readonly-user', `must differ from the loading user '${target.user}' in --target`);
+    throw invalidArgument('--readonly-user', `must differ from the loading user '${target.user}' in ${urlFlag}`);
   }
   if (options.password === '') throw invalidArgument('--readonly-password', 'must not be empty');
   if (options.database !== undefined && !/^[A-Za-z0-9_]{1,64}$/.test(options.database)) {
-    throw invalidArgument('--target', `database name '${options.database}' must be letters, digits and underscores`);
+    throw invalidArgument(urlFlag, `database name '${options.database}' must be letters, digits and underscores`);
   }
   const database = quoteMysql(options.database ?? target.database);
-  const connection = await connectMysql(target);
+  const connection = await connectMysql(target, urlFlag);
   try {
     for (const host of HOSTS) {
       const account = [options.name, host];
@@ -68,7 +71,7 @@ export async function createReadonlyUser(url: string, options: ReadonlyUserOptio
       await connection.query(`GRANT SELECT ON ${database}.* TO ?@?`, account);
     }
   } catch (error) {
-    throw mysqlError(error, target, '--readonly-user', `creating the read-only user '${options.name}'`);
+    throw mysqlError(error, target, '--readonly-user', `creating the read-only user '${options.name}'`, urlFlag);
   } finally {
     await connection.end();
   }

@@ -23,6 +23,12 @@ function wrap(items: readonly string[]): string[] {
   return lines;
 }
 
+const KIND_NAMES: Record<TelcoLoadReport['kind'], string> = {
+  sqlite: 'SQLite',
+  mysql: 'MySQL/MariaDB',
+  postgres: 'PostgreSQL',
+};
+
 /** Formats {@link TelcoLoadReport} as the lines the CLI prints. */
 export function formatTelcoReport(report: TelcoLoadReport): string {
   const { problems } = report;
@@ -31,7 +37,7 @@ export function formatTelcoReport(report: TelcoLoadReport): string {
       ? `generated ${report.source.rows} customers (seed ${report.source.seed})`
       : `${report.source.rows} customers from ${report.source.path}`;
   const lines = [
-    `telco_db loaded into ${report.kind === 'sqlite' ? 'SQLite' : 'MySQL/MariaDB'} ${report.target} in ${report.durationMs} ms`,
+    `telco_db loaded into ${KIND_NAMES[report.kind]} ${report.target} in ${report.durationMs} ms`,
     `source: ${source}; split (seed ${report.seed}): ${report.trainCustomers} train, ${report.testCustomers} test`,
     '',
     'rows per table:',
@@ -50,11 +56,18 @@ export function formatTelcoReport(report: TelcoLoadReport): string {
     `  user_churn: ${problems.fakeChurnCustomers.length} rows for customers in no other table:`,
     ...wrap(problems.fakeChurnCustomers),
   ];
-  if (report.readonlyUser) {
-    const { name, hosts, database } = report.readonlyUser;
+  const readonly = report.readonlyUser;
+  if (readonly && 'hosts' in readonly) {
+    const { name, hosts, database } = readonly;
     lines.push(
       '',
       `read-only user: ${hosts.map((host) => `'${name}'@'${host}'`).join(' and ')} with SELECT on ${database}.* only`,
+    );
+  } else if (readonly) {
+    const { name, database, schema } = readonly;
+    lines.push(
+      '',
+      `read-only role: '${name}' with CONNECT on ${database}, USAGE on schema ${schema} and SELECT on its tables only`,
     );
   }
   return lines.join('\n');

@@ -12,6 +12,8 @@ import { parseTelcoTarget } from './telco-target.js';
 export interface LoadIntoMysqlOptions {
   /** Rows per multi-row INSERT. Default 1000 (well under max_allowed_packet at ~200 bytes a row). */
   batchRows?: number;
+  /** The option that gave the URL, for error messages: `--url` or `--target` (default). */
+  urlFlag?: string;
 }
 
 /** COMMENT '...' text: MySQL caps column comments at 1024 characters and table comments at 2048. */
@@ -45,6 +47,7 @@ async function loadTables(
   target: MysqlTarget,
   tables: readonly TelcoTableData[],
   batchRows: number,
+  urlFlag: string,
 ): Promise<TelcoRowCounts> {
   const database = quoteMysql(target.database);
   try {
@@ -53,7 +56,7 @@ async function loadTables(
     );
     await connection.query(`USE ${database}`);
   } catch (error) {
-    throw mysqlError(error, target, '--target', `creating database ${target.database}`);
+    throw mysqlError(error, target, urlFlag, `creating database ${target.database}`, urlFlag);
   }
   try {
     for (const { spec } of tables) {
@@ -75,7 +78,7 @@ async function loadTables(
     }
     return counts;
   } catch (error) {
-    throw mysqlError(error, target, '--target', `loading the tables into ${target.database}`);
+    throw mysqlError(error, target, urlFlag, `loading the tables into ${target.database}`, urlFlag);
   }
 }
 
@@ -88,11 +91,12 @@ export async function loadIntoMysql(
   tables: readonly TelcoTableData[],
   options: LoadIntoMysqlOptions = {},
 ): Promise<TelcoRowCounts> {
-  const target = parseTelcoTarget(url);
+  const urlFlag = options.urlFlag ?? '--target';
+  const target = parseTelcoTarget(url, undefined, urlFlag);
   if (target.kind !== 'mysql') throw new TypeError(`loadIntoMysql needs a mysql:// URL, got ${target.kind}`);
-  const connection = await connectMysql(target);
+  const connection = await connectMysql(target, urlFlag);
   try {
-    return await loadTables(connection, target, tables, options.batchRows ?? 1000);
+    return await loadTables(connection, target, tables, options.batchRows ?? 1000, urlFlag);
   } finally {
     await connection.end();
   }

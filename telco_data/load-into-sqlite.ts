@@ -26,15 +26,16 @@ export function sqliteCreateTable(spec: TelcoTableSpec): string {
 
 /**
  * Creates (or replaces) the tables in the SQLite file at `path`, creating parent folders, and
- * returns the row count of each table as the database reports it.
+ * returns the row count of each table as the database reports it. `urlFlag` is the option that gave
+ * the path, for error messages: `--url` or `--target`.
  */
-export function loadIntoSqlite(path: string, tables: readonly TelcoTableData[]): TelcoRowCounts {
+export function loadIntoSqlite(path: string, tables: readonly TelcoTableData[], urlFlag = '--target'): TelcoRowCounts {
   let database: Database.Database;
   try {
     mkdirSync(dirname(path), { recursive: true });
     database = new Database(path);
   } catch (error) {
-    throw new TelcoError('TELCO_DATABASE_REFUSED', `--target: cannot open SQLite file ${path} (${String(error)})`, {
+    throw new TelcoError('TELCO_DATABASE_REFUSED', `${urlFlag}: cannot open SQLite file ${path} (${String(error)})`, {
       details: { path },
       cause: error,
     });

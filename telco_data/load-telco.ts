@@ -1,30 +1,38 @@
 /**
  * Builds telco_db end to end: customers (generated, or read from the IBM CSV), split and damaged
- * into eight tables, loaded into SQLite or MySQL/MariaDB, optionally with tally's read-only account.
+ * into eight tables, loaded into SQLite, MySQL/MariaDB or PostgreSQL, optionally with tally's
+ * read-only account.
  * The demo calls `loadTelco({ target: 'sqlite:.tally/telco.db' })` when the file is missing.
  */
 import { performance } from 'node:perf_hooks';
 import { buildTelcoTables, type TelcoRowCounts } from './build-telco-tables.js';
+import { checkReadonlyRole, createReadonlyRole, type ReadonlyRole } from './create-readonly-role.js';
 import { createReadonlyUser, type ReadonlyUser } from './create-readonly-user.js';
 import { DEFAULT_ROWS, DEFAULT_SEED, generateCustomers } from './generate-customers.js';
 import type { InjectedProblems, TelcoDamageOptions } from './inject-damage.js';
 import { loadIntoMysql } from './load-into-mysql.js';
+import { loadIntoPostgres } from './load-into-postgres.js';
 import { loadIntoSqlite } from './load-into-sqlite.js';
 import { readTelcoCsv } from './parse-telco-csv.js';
 import type { TelcoCustomer } from './telco-customer.js';
 import { invalidArgument } from './telco-error.js';
-import { parseTelcoTarget } from './telco-target.js';
+import { parseTelcoTarget, type TelcoTarget } from './telco-target.js';
 
 export interface LoadTelcoOptions {
-  /** `sqlite:<path>` (relative to `cwd`) or `mysql://user:password@host:port/telco_db`. */
-  target: string;
+  /**
+   * Where to load: `sqlite:<path>` (relative to `cwd`), `mysql://user:password@host:port/telco_db` or
+   * `postgres://user:password@host:port/telco_db?schema=public`. Exactly one of `url` and `target`.
+   */
+  url?: string;
+  /** The older name of `url`; errors then name `--target` instead of `--url`. */
+  target?: string;
   /** Read customers from the IBM CSV instead of generating them. */
   csvPath?: string;
   /** Seed of the generator, the 80/20 split and the damage. Default 42. */
   seed?: number;
   /** Customers to generate (not with `csvPath`). Default 7043. */
   rows?: number;
-  /** Create this read-only account for tally (MySQL targets only). */
+  /** Create this read-only account (MySQL) or role (PostgreSQL) for tally. */
   readonlyUser?: { name: string; password: string };
   /** Override the amount of injected damage (tests). */
   damage?: TelcoDamageOptions | false;
@@ -36,9 +44,11 @@ export interface LoadTelcoOptions {
 export interface TelcoLoadReport {
   /** The target with any password replaced by `***`. */
   target: string;
-  kind: 'sqlite' | 'mysql';
-  /** Absolute SQLite file path, or the MySQL database name. */
+  kind: TelcoTarget['kind'];
+  /** Absolute SQLite file path, or the server's database name. */
   database: string;
+  /** The PostgreSQL schema the tables are in. */
+  schema?: string;
   source: { kind: 'generator'; seed: number; rows: number } | { kind: 'csv'; path: string; rows: number };
   seed: number;
   trainCustomers: number;
@@ -46,7 +56,7 @@ export interface TelcoLoadReport {
   /** Rows per table as counted in the database after loading. */
   tableRows: TelcoRowCounts;
   problems: InjectedProblems;
-  readonlyUser?: ReadonlyUser;
+  readonlyUser?: ReadonlyUser | ReadonlyRole;
   durationMs: number;
 }
 
@@ -54,6 +64,16 @@ function checkWholeNumber(flag: string, value: number | undefined, minimum: numb
   if (value !== undefined && (!Number.isSafeInteger(value) || value < minimum)) {
     throw invalidArgument(flag, `expected a whole number >= ${minimum}, got ${value}`);
   }
+}
+
+/** The location and the flag that gave it; both or neither is a mistake. */
+function location(options: LoadTelcoOptions): { text: string; urlFlag: string } {
+  if (options.url !== undefined && options.target !== undefined) {
+    throw invalidArgument('--url', 'give --url or --target (its older name), not both');
+  }
+  if (options.url !== undefined) return { text: options.url, urlFlag: '--url' };
+  if (options.target !== undefined) return { text: options.target, urlFlag: '--target' };
+  throw invalidArgument('--url', 'is required (sqlite:<path>, mysql://... or postgres://...)');
 }
 
 /** Validates every option before anything is written, so a typo never leaves a half-built database. */
@@ -72,10 +92,16 @@ function checkOptions(options: LoadTelcoOptions): void {
 export async function loadTelco(options: LoadTelcoOptions): Promise<TelcoLoadReport> {
   const started = performance.now();
   checkOptions(options);
-  const target = parseTelcoTarget(options.target, options.cwd);
-  if (options.readonlyUser && target.kind !== 'mysql') {
-    throw invalidArgument('--readonly-user', 'only applies to a mysql:// --target (SQLite has no users)');
+  const { text, urlFlag } = location(options);
+  const target = parseTelcoTarget(text, options.cwd, urlFlag);
+  if (options.readonlyUser && target.kind === 'sqlite') {
+    throw invalidArgument(
+      '--readonly-user',
+      `only applies to a mysql:// or postgres:// ${urlFlag} (SQLite has no users)`,
+    );
   }
+  const readonly = options.readonlyUser && { ...options.readonlyUser, urlFlag };
+  if (readonly && target.kind === 'postgres') checkReadonlyRole(text, readonly);
   const seed = options.seed ?? DEFAULT_SEED;
   let customers: TelcoCustomer[];
   let source: TelcoLoadReport['source'];
@@ -94,17 +120,23 @@ export async function loadTelco(options: LoadTelcoOptions): Promise<TelcoLoadRep
 
   const tableRows =
     target.kind === 'sqlite'
-      ? loadIntoSqlite(target.path, built.tables)
-      : await loadIntoMysql(options.target, built.tables);
-  const readonlyUser =
-    options.readonlyUser && target.kind === 'mysql'
-      ? await createReadonlyUser(options.target, options.readonlyUser)
-      : undefined;
+      ? loadIntoSqlite(target.path, built.tables, urlFlag)
+      : target.kind === 'mysql'
+        ? await loadIntoMysql(text, built.tables, { urlFlag })
+        : await loadIntoPostgres(text, built.tables, { urlFlag });
+  const readonlyUser = !readonly
+    ? undefined
+    : target.kind === 'mysql'
+      ? await createReadonlyUser(text, readonly)
+      : target.kind === 'postgres'
+        ? await createReadonlyRole(text, readonly)
+        : undefined;
 
   return {
     target: target.kind === 'sqlite' ? `sqlite:${target.path}` : target.redacted,
     kind: target.kind,
     database: target.kind === 'sqlite' ? target.path : target.database,
+    ...(target.kind === 'postgres' ? { schema: target.schema } : {}),
     source,
     seed,
     trainCustomers: built.trainCustomers,

@@ -1,7 +1,8 @@
 /**
  * Command line of the telco loader:
- *   tsx telco_data/load.ts --target <url> [--csv path] [--seed 42] [--rows 7043]
+ *   tsx telco_data/load.ts --url <url> [--csv path] [--seed 42] [--rows 7043]
  *                          [--readonly-user tally_ro --readonly-password ...]
+ * (`--target` is the older name of `--url`.)
  * Prints the report. On a bad flag or an unreachable server it prints one line naming the flag to
  * fix and exits non-zero: 2 for bad arguments, 1 for everything else.
  */

@@ -20,22 +20,31 @@ function safeCause(error: unknown): Error {
   return Object.assign(new Error(message), typeof code === 'string' ? { code } : {});
 }
 
-/** Translates a driver error; `flag` is the option the user should look at, `doing` what failed. */
-export function mysqlError(error: unknown, target: MysqlTarget, flag: string, doing: string): TelcoError {
+/**
+ * Translates a driver error; `flag` is the option the user should look at, `doing` what failed, and
+ * `urlFlag` the option that gave the URL (`--url`, or its older name `--target`).
+ */
+export function mysqlError(
+  error: unknown,
+  target: MysqlTarget,
+  flag: string,
+  doing: string,
+  urlFlag = '--target',
+): TelcoError {
   const cause = safeCause(error);
   const code = (cause as { code?: string }).code ?? 'unknown';
   const where = `${target.host}:${target.port}`;
   if (UNREACHABLE.has(code)) {
     return new TelcoError(
       'TELCO_DATABASE_UNREACHABLE',
-      `--target: no MySQL/MariaDB server answers at ${where} (${code}); start one or fix the host and port in --target`,
+      `${urlFlag}: no MySQL/MariaDB server answers at ${where} (${code}); start one or fix the host and port in ${urlFlag}`,
       { details: { host: target.host, port: target.port }, cause },
     );
   }
   if (code === 'ER_ACCESS_DENIED_ERROR' || code === 'ER_ACCESS_DENIED_NO_PASSWORD_ERROR') {
     return new TelcoError(
       'TELCO_DATABASE_REFUSED',
-      `--target: ${where} refused the login of user '${target.user}'; fix the user and password in --target`,
+      `${urlFlag}: ${where} refused the login of user '${target.user}'; fix the user and password in ${urlFlag}`,
       { details: { host: target.host, port: target.port, user: target.user }, cause },
     );
   }
@@ -46,7 +55,7 @@ export function mysqlError(error: unknown, target: MysqlTarget, flag: string, do
 }
 
 /** Connects without selecting a database (it may not exist yet). */
-export async function connectMysql(target: MysqlTarget): Promise<mysql.Connection> {
+export async function connectMysql(target: MysqlTarget, urlFlag = '--target'): Promise<mysql.Connection> {
   try {
     return await mysql.createConnection({
       host: target.host,
@@ -57,7 +66,7 @@ export async function connectMysql(target: MysqlTarget): Promise<mysql.Connectio
       charset: 'utf8mb4',
     });
   } catch (error) {
-    throw mysqlError(error, target, '--target', 'connecting');
+    throw mysqlError(error, target, urlFlag, 'connecting', urlFlag);
   }
 }
 

@@ -6,10 +6,13 @@ import { parseArgs } from 'node:util';
 import type { LoadTelcoOptions } from './load-telco.js';
 import { invalidArgument, TelcoError } from './telco-error.js';
 
-export const LOAD_USAGE = `usage: tsx telco_data/load.ts --target <sqlite:path | mysql://user:password@host:port/telco_db>
-       [--csv path] [--seed 42] [--rows 7043] [--readonly-user tally_ro --readonly-password PW]`;
+export const LOAD_USAGE = `usage: tsx telco_data/load.ts --url <sqlite:path | mysql://user:password@host:port/telco_db
+                                 | postgres://user:password@host:port/telco_db[?schema=public]>
+       [--csv path] [--seed 42] [--rows 7043] [--readonly-user tally_ro --readonly-password PW]
+--target is the older name of --url.`;
 
 const FLAGS = {
+  url: { type: 'string' },
   target: { type: 'string' },
   csv: { type: 'string' },
   seed: { type: 'string' },
@@ -39,7 +42,12 @@ function parseFlags(argv: readonly string[]) {
 export function parseLoadArguments(argv: readonly string[]): LoadTelcoOptions | 'help' {
   const values = parseFlags(argv);
   if (values.help) return 'help';
-  if (values.target === undefined) throw invalidArgument('--target', 'is required (sqlite:<path> or mysql://...)');
+  if (values.url !== undefined && values.target !== undefined) {
+    throw invalidArgument('--url', 'give --url or --target (its older name), not both');
+  }
+  if (values.url === undefined && values.target === undefined) {
+    throw invalidArgument('--url', 'is required (sqlite:<path>, mysql://... or postgres://...)');
+  }
   const user = values['readonly-user'];
   const password = values['readonly-password'];
   if (user !== undefined && password === undefined) {
@@ -51,7 +59,9 @@ export function parseLoadArguments(argv: readonly string[]): LoadTelcoOptions | 
   const seed = wholeNumber('--seed', values.seed);
   const rows = wholeNumber('--rows', values.rows);
   return {
-    target: values.target,
+    // Kept apart so that errors name the flag that was given.
+    ...(values.url === undefined ? {} : { url: values.url }),
+    ...(values.target === undefined ? {} : { target: values.target }),
     ...(values.csv === undefined ? {} : { csvPath: values.csv }),
     ...(seed === undefined ? {} : { seed }),
     ...(rows === undefined ? {} : { rows }),

@@ -13,7 +13,7 @@ export interface TelcoTableColumn {
   kind: TelcoColumnKind;
   /** NULL allowed: only tenure, for the fake rows injected into user_services. */
   nullable: boolean;
-  /** Short text for the MySQL column comment. */
+  /** Short text for the MySQL and PostgreSQL column comment. */
   comment: string;
 }
 
@@ -80,6 +80,19 @@ export const MYSQL_TYPES: Record<TelcoColumnKind, string> = {
   money: 'DECIMAL(8,2)',
   'money-text': 'VARCHAR(20)',
   category: 'VARCHAR(40)',
+};
+
+/**
+ * PostgreSQL column type for each kind, chosen so that an extraction gives the same pandas dtypes as
+ * MySQL's: smallint and integer are integers like TINYINT and INT, numeric is a decimal like DECIMAL.
+ */
+export const POSTGRES_TYPES: Record<TelcoColumnKind, string> = {
+  id: 'varchar(20)',
+  flag: 'smallint',
+  integer: 'integer',
+  money: 'numeric(8,2)',
+  'money-text': 'varchar(20)',
+  category: 'varchar(40)',
 };
 
 /** SQLite column type for each kind. */

@@ -79,9 +79,10 @@ describe('tsx telco_data/load.ts', () => {
 
   it('rejects bad arguments with one line naming the flag, exit code 2', async () => {
     const cases: Array<[string[], string]> = [
-      [[], '--target: is required'],
+      [[], '--url: is required'],
       [['--target', 'sqlite:x.db', '--rows', 'lots'], "--rows: expected a whole number, got 'lots'"],
-      [['--target', 'postgres://db/telco'], '--target:'],
+      [['--target', 'oracle://db/telco'], '--target:'],
+      [['--url', 'sqlite:a.db', '--target', 'sqlite:b.db'], '--url: give --url or --target'],
       [['--target', 'sqlite:x.db', '--frobnicate'], '--frobnicate'],
       [['--target', 'sqlite:x.db', '--readonly-user', 'ro', '--readonly-password', 'pw'], '--readonly-user:'],
       [['--target', 'sqlite:x.db', '--csv', 'missing.csv'], '--csv: cannot read missing.csv'],

@@ -1,15 +1,18 @@
 /**
- * The telco loader against a real MariaDB (test/support/mariadb.ts) and real SQLite files: what the
- * report says was injected is exactly what the database holds, the test part is clean, re-running
- * changes nothing, and tally's read-only account can read and do nothing else.
+ * The telco loader against a real MariaDB (test/support/mariadb.ts), a real PostgreSQL
+ * (test/support/postgres.ts) and real SQLite files: what the report says was injected is exactly what
+ * the database holds, the test part is clean, re-running changes nothing, every backend holds the same
+ * values, and tally's read-only MariaDB account can read and do nothing else (the PostgreSQL role:
+ * telco-loader-postgres.test.ts).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mysqlTypeNameEncoding } from '../../src/db/column-kind.js';
+import { postgresTypeNameEncoding } from '../../src/db/postgres-types.js';
 import { createReadonlyUser } from '../../telco_data/create-readonly-user.js';
 import { formatTelcoReport } from '../../telco_data/format-report.js';
 import { BLANKABLE_PAYMENT_COLUMNS } from '../../telco_data/inject-damage.js';
@@ -17,69 +20,14 @@ import { type LoadTelcoOptions, loadTelco, type TelcoLoadReport } from '../../te
 import { parseTelcoCsv } from '../../telco_data/parse-telco-csv.js';
 import { SERVICE_COLUMNS, TELCO_COLUMNS } from '../../telco_data/telco-customer.js';
 import { TELCO_TABLES } from '../../telco_data/telco-tables.js';
+import { cleanUp } from '../support/clean-up.js';
 import { adminConnection, createTestDatabase, type TestDatabase } from '../support/mariadb.js';
-
-type Row = Record<string, unknown>;
-
-/** One place the loader wrote to, and a way to read it back. */
-interface Backend {
-  target: string;
-  all(sql: string): Promise<Row[]>;
-  /** One checksum per table, computed by the database (MySQL) or over the sorted rows (SQLite). */
-  checksums(): Promise<Record<string, string>>;
-  execute(sql: string): Promise<void>;
-}
-
-function sqliteBackend(path: string): Backend {
-  const open = <T>(use: (database: Database.Database) => T, readonly = true): T => {
-    const database = new Database(path, { readonly, fileMustExist: true });
-    try {
-      return use(database);
-    } finally {
-      database.close();
-    }
-  };
-  return {
-    target: `sqlite:${path}`,
-    all: async (sql) => open((database) => database.prepare(sql).all() as Row[]),
-    checksums: async () =>
-      open((database) =>
-        Object.fromEntries(
-          TELCO_TABLES.map((spec) => {
-            const rows = database.prepare(`SELECT * FROM ${spec.name} ORDER BY customerID`).raw().all();
-            return [spec.name, createHash('sha256').update(JSON.stringify(rows)).digest('hex')];
-          }),
-        ),
-      ),
-    execute: async (sql) => open((database) => void database.exec(sql), false),
-  };
-}
-
-function mysqlBackend(database: TestDatabase): Backend {
-  const withConnection = async <T>(use: (connection: mysql.Connection) => Promise<T>): Promise<T> => {
-    const connection = await adminConnection(database.name);
-    try {
-      return await use(connection);
-    } finally {
-      await connection.end();
-    }
-  };
-  return {
-    target: database.url,
-    all: (sql) => withConnection(async (connection) => (await connection.query(sql))[0] as Row[]),
-    checksums: () =>
-      withConnection(async (connection) => {
-        const [rows] = await connection.query(`CHECKSUM TABLE ${TELCO_TABLES.map((spec) => spec.name).join(', ')}`);
-        return Object.fromEntries(
-          (rows as Array<{ Table: string; Checksum: number | string }>).map((row) => [
-            row.Table.split('.').at(-1),
-            String(row.Checksum),
-          ]),
-        );
-      }),
-    execute: (sql) => withConnection(async (connection) => void (await connection.query(sql))),
-  };
-}
+import {
+  createTestDatabase as createPostgresDatabase,
+  type TestDatabase as PostgresDatabase,
+  adminClient as postgresAdmin,
+} from '../support/postgres.js';
+import { type Backend, mysqlBackend, postgresBackend, type Row, sqliteBackend } from '../support/telco-backends.js';
 
 const ids = async (backend: Backend, table: string): Promise<string[]> =>
   (await backend.all(`SELECT customerID FROM ${table} ORDER BY customerID`)).map((row) => String(row.customerID));
@@ -93,27 +41,43 @@ const stable = ({ durationMs: _durationMs, ...rest }: TelcoLoadReport) => rest;
 
 let folder: string;
 let mysqlDatabase: TestDatabase;
+let postgresDatabase: PostgresDatabase;
 const readonlyName = `tally_ro_${randomBytes(4).toString('hex')}`;
 const readonlyPassword = `pw-${randomBytes(8).toString('hex')}`;
-const dropped: TestDatabase[] = [];
+const dropped: Array<TestDatabase | PostgresDatabase> = [];
 
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'tally-telco-'));
   mysqlDatabase = await createTestDatabase('telco_loader');
   dropped.push(mysqlDatabase);
+  postgresDatabase = await createPostgresDatabase('telco_loader');
+  dropped.push(postgresDatabase);
 });
 
-afterAll(async () => {
-  for (const database of dropped) await database.drop();
-  const admin = await adminConnection();
-  await admin.query('DROP USER IF EXISTS ?@?, ?@?', [readonlyName, '%', readonlyName, 'localhost']);
-  await admin.end();
-  if (folder) await rm(folder, { recursive: true, force: true });
-});
+afterAll(() =>
+  cleanUp(
+    ...dropped.map((database) => () => database.drop()),
+    async () => {
+      const admin = await adminConnection();
+      await admin.query('DROP USER IF EXISTS ?@?, ?@?', [readonlyName, '%', readonlyName, 'localhost']);
+      await admin.end();
+    },
+    async () => {
+      // Its databases are gone, and with them every privilege it held: nothing else depends on it.
+      const admin = await postgresAdmin();
+      await admin.query(`DROP ROLE IF EXISTS ${admin.escapeIdentifier(readonlyName)}`);
+      await admin.end();
+    },
+    () => folder && rm(folder, { recursive: true, force: true }),
+  ),
+);
 
+const readonlyUser = { readonlyUser: { name: readonlyName, password: readonlyPassword } };
 const backends: Array<[string, () => Backend, Partial<LoadTelcoOptions>]> = [
   ['SQLite', () => sqliteBackend(join(folder, 'nested', 'telco.db')), {}],
-  ['MariaDB', () => mysqlBackend(mysqlDatabase), { readonlyUser: { name: readonlyName, password: readonlyPassword } }],
+  ['MariaDB', () => mysqlBackend(mysqlDatabase), readonlyUser],
+  // A schema of its own, to show ?schema= is honoured; the CSV suite below uses public.
+  ['PostgreSQL', () => postgresBackend(postgresDatabase, 'telco'), readonlyUser],
 ];
 
 describe.each(backends)('telco_db in %s', (_name, makeBackend, extra) => {
@@ -123,7 +87,7 @@ describe.each(backends)('telco_db in %s', (_name, makeBackend, extra) => {
 
   beforeAll(async () => {
     backend = makeBackend();
-    report = await loadTelco({ target: backend.target, ...extra });
+    report = await loadTelco({ url: backend.target, ...extra });
     firstChecksums = await backend.checksums();
   });
 
@@ -217,7 +181,7 @@ describe.each(backends)('telco_db in %s', (_name, makeBackend, extra) => {
     await backend.execute("INSERT INTO user_churn (customerID, Churn) VALUES ('0000-TAMPR', 'Yes')");
     await backend.execute("UPDATE user_payments_new SET Contract = 'Tampered'");
     expect(await backend.checksums()).not.toEqual(firstChecksums);
-    const again = await loadTelco({ target: backend.target, ...extra });
+    const again = await loadTelco({ url: backend.target, ...extra });
     expect(stable(again)).toEqual(stable(report));
     expect(await backend.checksums()).toEqual(firstChecksums);
   });
@@ -228,7 +192,7 @@ describe.each(backends)('telco_db in %s', (_name, makeBackend, extra) => {
   });
 });
 
-describe('the read-only account for tally', () => {
+describe('the read-only MariaDB account for tally', () => {
   const connect = (password = readonlyPassword) => {
     const admin = new URL(mysqlDatabase.url);
     return mysql.createConnection({
@@ -326,6 +290,14 @@ const csvBackends: Array<[string, () => Promise<Backend>]> = [
       return mysqlBackend(database);
     },
   ],
+  [
+    'PostgreSQL',
+    async () => {
+      const database = await createPostgresDatabase('telco_csv');
+      dropped.push(database);
+      return postgresBackend(database);
+    },
+  ],
 ];
 
 describe.each(csvBackends)('telco_db from the IBM CSV in %s', (_name, makeBackend) => {
@@ -362,5 +334,64 @@ describe.each(csvBackends)('telco_db from the IBM CSV in %s', (_name, makeBacken
     }
     const all = sorted([...(await ids(backend, 'user_payments')), ...(await ids(backend, 'user_payments_new'))]);
     expect(all).toEqual(sorted(customers.map((customer) => customer.customerID)));
+  });
+});
+
+describe('telco_db in every backend', () => {
+  const money = new Set<string>(TELCO_COLUMNS.filter((column) => column.kind === 'money').map((column) => column.name));
+  /** Each table's rows as plain values: drivers hand a DECIMAL back as text, SQLite's REAL as a number. */
+  const contents = async (backend: Backend) => {
+    const tables: Record<string, Row[]> = {};
+    for (const { name } of TELCO_TABLES) {
+      const rows = await backend.all(`SELECT * FROM ${name} ORDER BY customerID`);
+      tables[name] = rows.map((row) =>
+        Object.fromEntries(
+          Object.entries(row).map(([column, value]) => [
+            column,
+            money.has(column) && value !== null ? Number(value) : value,
+          ]),
+        ),
+      );
+    }
+    return tables;
+  };
+
+  it('holds the same columns and values in SQLite, MariaDB and PostgreSQL', async () => {
+    const mariadb = await createTestDatabase('telco_same');
+    dropped.push(mariadb);
+    const postgres = await createPostgresDatabase('telco_same');
+    dropped.push(postgres);
+    const loaded = [sqliteBackend(join(folder, 'same.db')), mysqlBackend(mariadb), postgresBackend(postgres)];
+    for (const backend of loaded) await loadTelco({ url: backend.target, rows: 700, seed: 9 });
+    const [fromSqlite, fromMysql, fromPostgres] = await Promise.all(loaded.map(contents));
+    expect(Object.keys(fromSqlite?.user_payments?.[0] ?? {})).toEqual(
+      TELCO_TABLES.find((spec) => spec.name === 'user_payments')?.columns.map((column) => column.name),
+    );
+    expect(fromSqlite?.user_services?.length).toBeGreaterThan(500);
+    expect(fromMysql).toEqual(fromSqlite);
+    expect(fromPostgres).toEqual(fromSqlite);
+
+    // Equal values could still come from different types; the kind decides the pandas dtype of an extraction.
+    const connection = await adminConnection();
+    const [mysqlColumns] = await connection.query(
+      'SELECT TABLE_NAME AS t, COLUMN_NAME AS c, DATA_TYPE AS type, COLUMN_TYPE AS full FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ?',
+      [mariadb.name],
+    );
+    await connection.end();
+    const client = await postgresAdmin(postgres.name);
+    const { rows: postgresColumns } = await client.query(
+      "SELECT table_name AS t, column_name AS c, udt_name AS type FROM information_schema.columns WHERE table_schema = 'public'",
+    );
+    await client.end();
+    const kinds = (columns: Row[], kind: (column: Row) => string) =>
+      Object.fromEntries(columns.map((column) => [`${column.t}.${column.c}`, kind(column)]).sort());
+    // PostgreSQL holds the names in lower case (telco_data/README.md): compared as the server folds them.
+    const folded = (columns: Row[]) => columns.map((column) => ({ ...column, c: String(column.c).toLowerCase() }));
+    const mysqlKinds = kinds(
+      folded(mysqlColumns as Row[]),
+      (column) => mysqlTypeNameEncoding(String(column.type), String(column.full)).kind,
+    );
+    expect(Object.keys(mysqlKinds)).toHaveLength(TELCO_TABLES.flatMap((spec) => spec.columns).length);
+    expect(kinds(postgresColumns, (column) => postgresTypeNameEncoding(String(column.type)).kind)).toEqual(mysqlKinds);
   });
 });

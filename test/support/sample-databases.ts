@@ -1,13 +1,15 @@
 /**
- * The same small `orders` table in a real MariaDB database and a real SQLite file, for suites that
- * run against both Database implementations.
+ * The same small `orders` table in a real MariaDB database, a real PostgreSQL database and a real
+ * SQLite file, for suites that run against every Database implementation.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite from 'better-sqlite3';
+import type pg from 'pg';
 import type { DatabaseLimits } from '../../src/db/table-metadata.js';
 import { adminConnection, createTestDatabase } from './mariadb.js';
+import { createTestDatabase as createPostgresDatabase, adminClient as postgresAdminClient } from './postgres.js';
 
 export const LIMITS: DatabaseLimits = {
   queryTimeoutMs: 10_000,
@@ -25,7 +27,7 @@ export const ORDERS = [
 ] as const;
 
 export interface SampleDatabase {
-  /** What to hand the connector: a mysql:// URL or a file path. */
+  /** What to hand the connector: a mysql:// or postgres:// URL, or a file path. */
   location: string;
   /** Runs SQL with full rights, outside tally, to check what happened. */
   admin(sql: string): Promise<unknown[]>;
@@ -50,6 +52,39 @@ export async function sampleMysql(): Promise<SampleDatabase> {
     async admin(sql) {
       const [rows] = await admin.query(sql);
       return rows as unknown[];
+    },
+    async drop() {
+      await admin.end();
+      await database.drop();
+    },
+  };
+}
+
+export async function samplePostgres(): Promise<SampleDatabase> {
+  const database = await createPostgresDatabase('tally_contract');
+  const admin = await postgresAdminClient(database.name);
+  // The types whose pandas dtypes match the other two: numeric for DECIMAL, boolean for TINYINT(1).
+  await admin.query(`CREATE TABLE orders (
+      id integer PRIMARY KEY,
+      customer varchar(40) NOT NULL,
+      amount numeric(10,2) NOT NULL,
+      placed date NOT NULL,
+      note text NULL,
+      paid boolean NULL,
+      CONSTRAINT placed_customer UNIQUE (placed, customer)
+    );
+    COMMENT ON TABLE orders IS 'one row per order';
+    COMMENT ON COLUMN orders.customer IS 'who ordered'`);
+  for (const row of ORDERS) {
+    const paid = row[5] === null ? null : row[5] === 1;
+    await admin.query('INSERT INTO orders VALUES ($1, $2, $3, $4, $5, $6)', [...row.slice(0, 5), paid]);
+  }
+  return {
+    location: database.url,
+    async admin(sql) {
+      // A string of several statements gives one result per statement: the last one is what was asked.
+      const result: pg.QueryResult | pg.QueryResult[] = await admin.query(sql);
+      return Array.isArray(result) ? (result.at(-1)?.rows ?? []) : result.rows;
     },
     async drop() {
       await admin.end();

@@ -100,11 +100,12 @@ describe('loadConfig', () => {
     const configured = loadConfig({
       DATABASE_URL: 'mysql://tally_ro:secret@db.internal:3306/telco_db',
       DATABASE_URL_SALES: 'sqlite:data/sales.db',
+      DATABASE_URL_WAREHOUSE: 'postgres://tally_ro:secret@pg.internal:5432/warehouse?schema=marts',
       TALLY_QUERY_TIMEOUT_MS: '5000',
     });
-    expect(configured.databases.map((database) => database.name)).toEqual(['telco_db', 'sales']);
+    expect(configured.databases.map((database) => database.name)).toEqual(['telco_db', 'sales', 'warehouse']);
     expect(configured.databaseLimits.queryTimeoutMs).toBe(5000);
-    expect(() => loadConfig({ DATABASE_URL_BAD: 'postgres://x/y' })).toThrow(/DATABASE_URL_BAD/);
+    expect(() => loadConfig({ DATABASE_URL_BAD: 'oracle://x/y' })).toThrow(/DATABASE_URL_BAD/);
   });
 
   it('reads the model endpoint, per-stage models and the store', () => {

@@ -107,9 +107,18 @@ describe('the loader command line', () => {
     expect(parseLoadArguments(['--help'])).toBe('help');
   });
 
+  it('takes the location from --url or from --target, its older name, keeping which one it was', () => {
+    expect(parseLoadArguments(['--url', 'postgres://u@db/telco_db'])).toEqual({ url: 'postgres://u@db/telco_db' });
+    expect(parseLoadArguments(['--url=sqlite:x.db', '--seed', '3'])).toEqual({ url: 'sqlite:x.db', seed: 3 });
+    expect(parseLoadArguments(['--target', 'sqlite:x.db'])).toEqual({ target: 'sqlite:x.db' });
+    const both = error(() => parseLoadArguments(['--url', 'sqlite:a.db', '--target', 'sqlite:b.db']));
+    expect(both.code).toBe('TELCO_ARGUMENT_INVALID');
+    expect(both.message).toBe('--url: give --url or --target (its older name), not both');
+  });
+
   it('names the flag to fix in one line', () => {
     const cases: Array<[string[], RegExp]> = [
-      [[], /^--target: is required/],
+      [[], /^--url: is required \(sqlite:<path>, mysql:\/\/\.\.\. or postgres:\/\/\.\.\.\)/],
       [['--target', 'sqlite:x', '--rows', 'many'], /^--rows: expected a whole number/],
       [['--target', 'sqlite:x', '--seed', '-1'], /--seed/],
       [['--target', 'sqlite:x', '--bogus'], /--bogus/],
@@ -140,10 +149,39 @@ describe('the loader command line', () => {
       redacted: 'mysql://admin:***@db.internal:3307/sales',
     });
     expect(parseTelcoTarget('mariadb://root@127.0.0.1')).toMatchObject({ database: 'telco_db', port: 3306 });
-    expect(error(() => parseTelcoTarget('postgres://x/y')).message).toMatch(/^--target: /);
+    expect(error(() => parseTelcoTarget('oracle://x/y')).message).toMatch(/^--target: 'oracle:\/\/x\/y' is none of/);
+    expect(error(() => parseTelcoTarget('oracle://x/y', '/', '--url')).message).toMatch(/^--url: /);
     expect(error(() => parseTelcoTarget('mysql://root@h/bad-name')).message).toMatch(/^--target: database name/);
     expect(error(() => parseTelcoTarget('sqlite:')).message).toMatch(/^--target: /);
     expect(redactUrl('mysql://u:secret@h/db')).toBe('mysql://u:***@h/db');
+  });
+
+  it('parses PostgreSQL URLs: schema from ?schema=, the rest of the query kept for the driver', () => {
+    expect(parseTelcoTarget('postgres://admin:p%40ss@db.internal:5433/sales?schema=telco&sslmode=require')).toEqual({
+      kind: 'postgres',
+      host: 'db.internal',
+      port: 5433,
+      user: 'admin',
+      password: 'p@ss',
+      database: 'sales',
+      schema: 'telco',
+      url: 'postgres://admin:p%40ss@db.internal:5433/sales?sslmode=require',
+      redacted: 'postgres://admin:***@db.internal:5433/sales?schema=telco&sslmode=require',
+    });
+    expect(parseTelcoTarget('postgresql://127.0.0.1')).toMatchObject({
+      kind: 'postgres',
+      user: 'postgres',
+      port: 5432,
+      database: 'telco_db',
+      schema: 'public',
+      url: 'postgresql://postgres@127.0.0.1/telco_db',
+    });
+    for (const schema of ['pg_catalog', 'has-dash', '1st']) {
+      expect(error(() => parseTelcoTarget(`postgres://h/db?schema=${schema}`, '/', '--url')).message).toMatch(
+        /^--url: schema name/,
+      );
+    }
+    expect(error(() => parseTelcoTarget('postgres://h/bad-name')).message).toMatch(/^--target: database name/);
   });
 
   it('prints a report listing every injected problem with its customerIDs', () => {
@@ -169,6 +207,30 @@ describe('the loader command line', () => {
     const cell = built.problems.blankedPaymentCells[0];
     expect(text).toContain(`${cell?.customerID}:${cell?.column}`);
     expect(Math.max(...text.split('\n').map((line) => line.length))).toBeLessThanOrEqual(120);
+  });
+
+  it('names the server and the read-only role of a PostgreSQL load', () => {
+    const report: TelcoLoadReport = {
+      target: 'postgres://postgres:***@db:5432/telco_db?schema=telco',
+      kind: 'postgres',
+      database: 'telco_db',
+      schema: 'telco',
+      source: { kind: 'generator', seed: 42, rows: 7043 },
+      seed: 42,
+      trainCustomers: built.trainCustomers,
+      testCustomers: built.testCustomers,
+      tableRows: {},
+      problems: built.problems,
+      readonlyUser: { name: 'tally_ro', database: 'telco_db', schema: 'telco' },
+      durationMs: 12,
+    };
+    const text = formatTelcoReport(report);
+    expect(text).toContain(
+      'telco_db loaded into PostgreSQL postgres://postgres:***@db:5432/telco_db?schema=telco in 12 ms',
+    );
+    expect(text).toContain(
+      "read-only role: 'tally_ro' with CONNECT on telco_db, USAGE on schema telco and SELECT on its tables only",
+    );
   });
 });
 
