@@ -31,7 +31,8 @@ const MISSING_SQL = `SELECT
   (SELECT COUNT(*) FROM user_payments p
     WHERE NOT EXISTS (SELECT 1 FROM user_demographics d WHERE d.customerID = p.customerID)) AS payments_without_demographics`;
 
-const CHURN_SQL = `SELECT p.customerID, p.Contract, c.Churn
+// Named columns: PostgreSQL returns unquoted names in lower case, and the code below reads these spellings.
+const CHURN_SQL = `SELECT p.customerID AS "customerID", p.Contract AS "Contract", c.Churn AS "Churn"
 FROM user_payments p JOIN user_churn c ON c.customerID = p.customerID`;
 
 const CHURN_CODE = `import matplotlib.pyplot as plt

@@ -1,5 +1,5 @@
 /**
- * The whole of tally for end-to-end tests: real sandbox, real MariaDB with telco_db, the real
+ * The whole of tally for end-to-end tests: real sandbox, real MariaDB (or PostgreSQL) with telco_db, the real
  * `openai` SDK talking to the scripted model server, the store in a temporary TALLY_HOME. What a
  * thread would see is recorded as posts. Everything is cleaned up by close().
  */
@@ -15,7 +15,7 @@ import { createLlmClient } from '../../src/llm/create-llm-client.js';
 import { createLogger } from '../../src/logger.js';
 import type { Post, SharedFile } from '../../src/ports/chat.js';
 import { cleanUp } from './clean-up.js';
-import { createTestEnvironment } from './test-environment.js';
+import { createTestEnvironment, type TestBackend } from './test-environment.js';
 
 export interface PostedMessage {
   threadKey: string;
@@ -53,8 +53,9 @@ export async function startTallyFixture(
   script: ScriptStep[],
   env: Record<string, string> = {},
   model: Omit<ScriptedModelServerOptions, 'script'> = {},
+  backend: TestBackend = 'mariadb',
 ): Promise<TallyFixture> {
-  const environment = await createTestEnvironment('e2e');
+  const environment = await createTestEnvironment('e2e', backend);
   const { home, instance } = environment;
   const thread = `console:test:${instance}`;
   const posts: PostedMessage[] = [];

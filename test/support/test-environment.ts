@@ -1,6 +1,6 @@
 /**
- * What every end-to-end fixture starts from: a temporary TALLY_HOME, a MariaDB database loaded with
- * telco_db, and an instance name of its own (so its containers are told apart). close() drops the
+ * What every end-to-end fixture starts from: a temporary TALLY_HOME, a MariaDB (or PostgreSQL) database
+ * loaded with telco_db, and an instance name of its own (so its containers are told apart). close() drops the
  * database, removes the home, and fails if a container of the instance was left behind.
  */
 import { randomBytes } from 'node:crypto';
@@ -10,6 +10,10 @@ import { join } from 'node:path';
 import { loadTelco } from '../../telco_data/index.js';
 import { containersOf, requireSandboxImage } from './docker.js';
 import { createTestDatabase, type TestDatabase } from './mariadb.js';
+import { createTestDatabase as createPostgresDatabase } from './postgres.js';
+
+/** Where telco_db is loaded. */
+export type TestBackend = 'mariadb' | 'postgres';
 
 export interface TestEnvironment {
   home: string;
@@ -20,11 +24,14 @@ export interface TestEnvironment {
   close(): Promise<void>;
 }
 
-export async function createTestEnvironment(prefix: string): Promise<TestEnvironment> {
+export async function createTestEnvironment(
+  prefix: string,
+  backend: TestBackend = 'mariadb',
+): Promise<TestEnvironment> {
   await requireSandboxImage();
   const home = await mkdtemp(join(tmpdir(), `tally-${prefix}-`));
-  const database = await createTestDatabase(`tally_${prefix}`);
-  await loadTelco({ target: database.url });
+  const database = await (backend === 'postgres' ? createPostgresDatabase : createTestDatabase)(`tally_${prefix}`);
+  await loadTelco({ url: database.url });
   const instance = `${prefix}-${randomBytes(4).toString('hex')}`;
   return {
     home,
