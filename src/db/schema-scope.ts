@@ -1,15 +1,19 @@
 /**
  * Which schemas a configured database may read, and the wording of a refusal. A MySQL connection may read its own
  * database (the one in DATABASE_URL), any listed in DATABASE_SCHEMAS_<NAME>, and the table/column/key metadata of
- * information_schema; an SQLite one its main file only.
+ * information_schema; a PostgreSQL one likewise its own schema and the listed ones, plus the metadata of
+ * information_schema and pg_catalog in `postgres-catalog.ts`; an SQLite one its main file only.
  */
+import { postgresAllowedSentence } from './postgres-catalog.js';
 import type { SqlDialect, SqlProblem } from './sql-tokens.js';
 
 export interface SqlScope {
   /**
    * MySQL: the schemas a qualified name may name, the connection's own database first (unqualified names always
    * resolve to it, since USE is refused). Compared exactly: on servers with case-sensitive schema names `Telco` and
-   * `telco` are different schemas. Ignored for SQLite. Default: none, so only unqualified names.
+   * `telco` are different schemas. PostgreSQL: the same, the connection's schema (its search_path) first, compared
+   * with a name as the server folds it (`Sales` is sales, `"Sales"` is Sales). Ignored for SQLite. Default: none,
+   * so only unqualified names.
    */
   schemas: readonly string[];
 }
@@ -58,6 +62,7 @@ function allowedSentence(scope: SqlScope, dialect: SqlDialect): string {
   if (dialect === 'sqlite') {
     return 'Only the tables of this SQLite file can be read (unqualified names or main.name; no other schema, no ATTACH).';
   }
+  if (dialect === 'postgres') return postgresAllowedSentence(scope.schemas);
   const metadata = `plus information_schema's table, column and key metadata (${[...METADATA_TABLES].join(', ')})`;
   const [own, ...more] = scope.schemas;
   if (!own) return `Only the tables of the current database can be read (unqualified names), ${metadata}.`;

@@ -1,7 +1,8 @@
 /**
  * Calls that reach past the data: functions that burn or block the server, inspect other sessions' locks or wait
- * on replication; system variables that hold file paths; SQLite pragma tables beyond table metadata. Checked on
- * tokens, so a call is seen wherever it sits (select list, WHERE, ORDER BY, a subquery, a CTE).
+ * on replication; system variables that hold file paths; SQLite pragma tables beyond table metadata (PostgreSQL's
+ * are in `postgres-calls.ts`). Checked on tokens, so a call is seen wherever it sits (select list, WHERE, ORDER BY,
+ * a subquery, a CTE).
  */
 import { nameOf, type SqlDialect, type SqlProblem, type SqlToken } from './sql-tokens.js';
 
@@ -72,7 +73,9 @@ const SQLITE_TABLES = new Map<string, string>([
   ['sqlite_temp_schema', 'sqlite_temp_schema describes the temp schema'],
 ]);
 
+/** MySQL/MariaDB and SQLite; PostgreSQL's calls are in `postgres-calls.ts`. */
 export function checkServerCalls(tokens: readonly SqlToken[], dialect: SqlDialect): SqlProblem | undefined {
+  if (dialect === 'postgres') return undefined;
   for (const [at, token] of tokens.entries()) {
     const problem = dialect === 'mysql' ? mysqlCall(tokens, at) : sqliteCall(token);
     if (problem) return problem;
@@ -89,8 +92,8 @@ function mysqlCall(tokens: readonly SqlToken[], at: number): SqlProblem | undefi
   return reason ? { reason } : undefined;
 }
 
-/** SLEEP(literal) up to MAX_SLEEP_SECONDS; the literal's tokens run from `at` to the `)`. */
-function sleepProblem(tokens: readonly SqlToken[], at: number): SqlProblem | undefined {
+/** SLEEP(literal) (PostgreSQL: pg_sleep) up to MAX_SLEEP_SECONDS; the literal's tokens run from `at` to the `)`. */
+export function sleepProblem(tokens: readonly SqlToken[], at: number, name = 'SLEEP'): SqlProblem | undefined {
   const close = tokens.findIndex((token, index) => index >= at && token.text === ')');
   const literal = tokens
     .slice(at, close < 0 ? tokens.length : close)
@@ -98,8 +101,8 @@ function sleepProblem(tokens: readonly SqlToken[], at: number): SqlProblem | und
     .join('');
   if (/^(\d+(\.\d*)?|\.\d+)$/.test(literal) && Number(literal) <= MAX_SLEEP_SECONDS) return undefined;
   return {
-    reason: `SLEEP(${literal}) holds a connection for nothing`,
-    hint: `SLEEP is allowed with a literal of at most ${MAX_SLEEP_SECONDS} second.`,
+    reason: `${name}(${literal}) holds a connection for nothing`,
+    hint: `${name} is allowed with a literal of at most ${MAX_SLEEP_SECONDS} second.`,
   };
 }
 

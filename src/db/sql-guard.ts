@@ -1,18 +1,27 @@
 /**
- * Layer one of read-only SQL: a statement guard run before any SQL reaches MySQL/MariaDB or SQLite. It admits
- * exactly one SELECT, WITH … SELECT, SHOW, DESCRIBE/DESC or EXPLAIN (of a SELECT), and refuses writes, locks,
- * server-file access and code hidden in comments, strings or CTEs. Then it checks what the statement calls
- * (`server-calls.ts`) and where it reads from (`sql-scope.ts`): only the configured schema(s).
+ * Layer one of read-only SQL: a statement guard run before any SQL reaches MySQL/MariaDB, PostgreSQL or SQLite. It
+ * admits exactly one SELECT, WITH … SELECT, SHOW, DESCRIBE/DESC or EXPLAIN (of a SELECT), as each dialect has them,
+ * and refuses writes, locks, server-file access and code hidden in comments, strings or CTEs. Then it checks what
+ * the statement calls (`server-calls.ts`, `postgres-calls.ts`) and where it reads from (`sql-scope.ts`): only the
+ * configured schema(s). PostgreSQL's statement rules are in `postgres-statements.ts`.
  *
- * Layer two is the connection: a read-only MySQL user, a read-only SQLite handle. It also covers what no lexer can
- * see, such as a stored function that writes. Because of that split the guard prefers rejecting odd-but-harmless
- * SQL (a column named `lock`, `'it\'s'`) to letting a write through: a false rejection costs the model one retry
- * with a message that says what to write instead.
+ * Layer two is the connection: a read-only MySQL user, a READ ONLY PostgreSQL transaction, a read-only SQLite
+ * handle. It also covers what no lexer can see, such as a stored function that writes. Because of that split the
+ * guard prefers rejecting odd-but-harmless SQL (a column named `lock`, `'it\'s'`) to letting a write through: a
+ * false rejection costs the model one retry with a message that says what to write instead.
  */
+import { checkPostgresCalls } from './postgres-calls.js';
+import {
+  checkPostgresShow,
+  POSTGRES_LEAD_REASONS,
+  POSTGRES_MISSING,
+  POSTGRES_WORD_PROBLEMS,
+  postgresExplainTarget,
+} from './postgres-statements.js';
 import { NO_SCOPE, type SqlScope } from './schema-scope.js';
 import { checkServerCalls } from './server-calls.js';
 import { checkSqlScope } from './sql-scope.js';
-import { type SqlDialect, type SqlProblem, type SqlToken, tokenizeSql } from './sql-tokens.js';
+import { nameOf, type SqlDialect, type SqlProblem, type SqlToken, tokenizeSql } from './sql-tokens.js';
 
 export type { SqlScope } from './schema-scope.js';
 export type { SqlDialect } from './sql-tokens.js';
@@ -26,13 +35,13 @@ export type GuardVerdict =
 const ALLOWED: Record<SqlDialect, string> = {
   mysql: 'SELECT, WITH … SELECT, SHOW, DESCRIBE/DESC or EXPLAIN (of a SELECT)',
   sqlite: 'SELECT, WITH … SELECT or EXPLAIN [QUERY PLAN] (of a SELECT)',
-  postgres: 'SELECT, WITH … SELECT or EXPLAIN (of a SELECT)',
+  postgres: 'SELECT, WITH … SELECT, EXPLAIN [(options)] (of a SELECT) or SHOW of a harmless setting',
 };
 const NEXT_STEP = 'Write a single SELECT (aggregate in SQL, or load the rows and continue in Python).';
 
 /**
- * `scope`: the schemas qualified names may name (MySQL); default none, so only the current database's tables
- * (unqualified names) and information_schema's metadata.
+ * `scope`: the schemas qualified names may name (MySQL, PostgreSQL); default none, so only the current database's
+ * (or schema's) tables (unqualified names) and the metadata of information_schema (and pg_catalog).
  */
 export function checkReadOnlySql(sql: string, dialect: SqlDialect, scope: SqlScope = NO_SCOPE): GuardVerdict {
   const tokenized = tokenizeSql(sql, dialect);
@@ -42,7 +51,7 @@ export function checkReadOnlySql(sql: string, dialect: SqlDialect, scope: SqlSco
   const problem =
     checkLead(statement, dialect) ??
     scanForWrites(statement, dialect) ??
-    checkServerCalls(statement, dialect) ??
+    (dialect === 'postgres' ? checkPostgresCalls(statement) : checkServerCalls(statement, dialect)) ??
     checkSqlScope(statement, dialect, scope);
   if (problem) return reject(problem, dialect);
   const first = statement[0];
@@ -85,11 +94,15 @@ function checkLead(tokens: readonly SqlToken[], dialect: SqlDialect): SqlProblem
   if (word === 'WITH') return checkWith(tokens, at + 1);
   if (!first) return { reason: 'no statement inside the parentheses' };
   if (at > 0) return { reason: `parenthesised ${first.text}: only a SELECT may be parenthesised` };
-  const missing = dialect === 'sqlite' ? SQLITE_MISSING.get(word) : undefined;
+  const missing = MISSING[dialect]?.get(word);
   if (missing) return missing;
   if (word === 'EXPLAIN' || word === 'DESCRIBE' || word === 'DESC') return checkExplain(tokens, dialect);
-  if (word === 'SHOW') return undefined;
-  const known = LEAD_REASONS.get(word) ?? WORD_PROBLEMS.get(word) ?? MYSQL_WORD_PROBLEMS.get(word);
+  if (word === 'SHOW') return dialect === 'postgres' ? checkPostgresShow(tokens) : undefined;
+  const known =
+    (dialect === 'postgres' ? POSTGRES_LEAD_REASONS.get(word) : undefined) ??
+    LEAD_REASONS.get(word) ??
+    WORD_PROBLEMS.get(word) ??
+    MYSQL_WORD_PROBLEMS.get(word);
   if (known) return { reason: known };
   if (!word) return { reason: `statement starts with ${first.text} instead of a keyword` };
   return { reason: `${word} is not a read-only query` };
@@ -136,13 +149,18 @@ const EXPLAINABLE = new Set(['INSERT', 'REPLACE', 'UPDATE', 'DELETE', 'TABLE', '
 
 /**
  * MySQL: EXPLAIN, DESCRIBE and DESC are synonyms, each either describes a table or explains a statement (and
- * EXPLAIN ANALYZE runs it). SQLite: EXPLAIN [QUERY PLAN] statement.
+ * EXPLAIN ANALYZE runs it). SQLite: EXPLAIN [QUERY PLAN] statement. PostgreSQL: EXPLAIN [ANALYZE] [VERBOSE]
+ * statement or EXPLAIN (options) statement, and ANALYZE runs it.
  */
 function checkExplain(tokens: readonly SqlToken[], dialect: SqlDialect): SqlProblem | undefined {
   const word = kw(tokens[0]);
   let at = 1;
   if (dialect === 'sqlite') {
     if (kw(tokens[1]) === 'QUERY' && kw(tokens[2]) === 'PLAN') at = 3;
+  } else if (dialect === 'postgres') {
+    const target = postgresExplainTarget(tokens);
+    if (typeof target !== 'number') return target;
+    at = target;
   } else {
     for (;;) {
       if (EXPLAIN_OPTIONS.has(kw(tokens[at]))) at += 1;
@@ -154,7 +172,7 @@ function checkExplain(tokens: readonly SqlToken[], dialect: SqlDialect): SqlProb
   const inner = kw(target);
   if (target?.text === '(' || inner === 'SELECT' || inner === 'WITH') return checkLead(tokens.slice(at), dialect);
   if (!target) return { reason: `${word} without a statement or table` };
-  if (dialect === 'sqlite' || EXPLAINABLE.has(inner)) {
+  if (dialect !== 'mysql' || EXPLAINABLE.has(inner)) {
     return { reason: `${word} ${target.text.toUpperCase()}: only a SELECT may be explained` };
   }
   return undefined;
@@ -198,7 +216,7 @@ function scanForWrites(tokens: readonly SqlToken[], dialect: SqlDialect): SqlPro
     const next = tokens[at + 1];
     // Servers resolve a quoted name before '(' as a function (`SLEEP`(9), "load_extension"(…)):
     // no analysis needs that, and it would slip a call past every check of function names.
-    if (token.kind === 'quoted' && next?.text === '(' && !token.text.startsWith("'")) {
+    if (token.kind === 'quoted' && next?.text === '(' && nameOf(token) !== undefined) {
       return {
         reason: `the quoted name ${token.text} is called as a function`,
         hint: 'Write function names without quotes.',
@@ -210,11 +228,15 @@ function scanForWrites(tokens: readonly SqlToken[], dialect: SqlDialect): SqlPro
     // INSERT('abc', 1, 1, 'x') and REPLACE(s, 'a', 'b') are string functions; neither statement can be nested.
     if ((word === 'INSERT' || word === 'REPLACE') && next?.text === '(') continue;
     if (word === 'SET' && ['CHARACTER', 'CHARSET'].includes(kw(tokens[at - 1]))) continue;
-    const special = sequenceProblem(tokens, at);
+    const special = sequenceProblem(tokens, at, dialect);
     if (special) return special;
-    const functionReason = FUNCTION_PROBLEMS.get(word);
+    // PostgreSQL's functions are checked as calls, in `postgres-calls.ts`.
+    const functionReason = dialect === 'postgres' ? undefined : FUNCTION_PROBLEMS.get(word);
     if (functionReason) return { reason: functionReason };
-    const reason = WORD_PROBLEMS.get(word) ?? (dialect === 'mysql' ? MYSQL_WORD_PROBLEMS.get(word) : undefined);
+    const reason =
+      WORD_PROBLEMS.get(word) ??
+      (dialect === 'mysql' ? MYSQL_WORD_PROBLEMS.get(word) : undefined) ??
+      (dialect === 'postgres' ? POSTGRES_WORD_PROBLEMS.get(word) : undefined);
     if (reason) {
       const quoted = dialect === 'mysql' ? `\`${token.text}\`` : `"${token.text}"`;
       return { reason, hint: `If ${token.text} is a column or table name, quote it: ${quoted}.` };
@@ -224,7 +246,7 @@ function scanForWrites(tokens: readonly SqlToken[], dialect: SqlDialect): SqlPro
 }
 
 /** Keywords whose meaning depends on the next word: FOR UPDATE, LOCK IN SHARE MODE, INTO OUTFILE, NEXT VALUE FOR. */
-function sequenceProblem(tokens: readonly SqlToken[], at: number): SqlProblem | undefined {
+function sequenceProblem(tokens: readonly SqlToken[], at: number, dialect: SqlDialect): SqlProblem | undefined {
   const word = kw(tokens[at]);
   const next = tokens[at + 1];
   const nextWord = kw(next);
@@ -238,6 +260,7 @@ function sequenceProblem(tokens: readonly SqlToken[], at: number): SqlProblem | 
   }
   if (word === 'NEXT' && nextWord === 'VALUE') return { reason: 'NEXT VALUE FOR advances a sequence' };
   if (word !== 'INTO') return undefined;
+  if (dialect === 'postgres') return { reason: 'SELECT … INTO creates a table' };
   if (nextWord === 'OUTFILE' || nextWord === 'DUMPFILE') return { reason: `INTO ${nextWord} writes a file` };
   if (next?.kind === 'variable' || next?.text === '@') return { reason: `INTO ${next.text} assigns variables` };
   return { reason: 'INTO writes rows or variables' };
@@ -258,6 +281,12 @@ const SQLITE_MISSING = new Map<string, SqlProblem>([
   ]),
   ['PRAGMA', { reason: 'PRAGMA statements can change database settings', hint: PRAGMA_HINT }],
 ]);
+
+/** Statements of other dialects, refused with a hint at this one's way. */
+const MISSING: Partial<Record<SqlDialect, ReadonlyMap<string, SqlProblem>>> = {
+  sqlite: SQLITE_MISSING,
+  postgres: POSTGRES_MISSING,
+};
 
 /** First keywords refused with a reason of their own, on top of the word tables; any other is "not a read-only query". */
 const LEAD_REASONS = new Map<string, string>([

@@ -7,12 +7,14 @@
  *   up: a server schema (`mysql`, `sys`, `performance_schema`, `information_schema` beyond its metadata) is refused
  *   wherever it qualifies a name, and every `a.b` must start with a table or alias the parser found, or a schema in
  *   scope, so a table the parser overlooks cannot carry another schema's name past it.
+ * - PostgreSQL: the same with PostgreSQL's grammar, plus pg_catalog's name rules (`postgres-scope.ts`).
  * - SQLite: one file. ATTACH is refused by the guard (and by the worker, as it returns no rows), so the only other
  *   schema is `temp`; it and any qualifier other than `main` on a table are refused.
  */
 
 import { checkDescribedTable, checkMysqlShow } from './mysql-show-scope.js';
 import { readMysqlTableReferences } from './mysql-table-references.js';
+import { checkPostgresScope } from './postgres-scope.js';
 import { SERVER_SCHEMAS, type SqlScope, schemaProblem, scopeProblem } from './schema-scope.js';
 import { joinTokens, nameOf, type SqlDialect, type SqlProblem, type SqlToken } from './sql-tokens.js';
 
@@ -26,6 +28,7 @@ export function checkSqlScope(
   dialect: SqlDialect,
   scope: SqlScope,
 ): SqlProblem | undefined {
+  if (dialect === 'postgres') return checkPostgresScope(tokens, scope);
   return dialect === 'mysql' ? checkMysqlScope(tokens, scope) : checkSqliteScope(tokens, scope);
 }
 

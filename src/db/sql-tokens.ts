@@ -1,14 +1,19 @@
 /**
- * A small SQL tokenizer for the read-only guard (`sql-guard.ts`): just enough of the MySQL/MariaDB and SQLite
- * lexers to tell code from strings, quoted names and comments. Where two servers, or two modes of one server,
- * could read the same text differently, it takes the reading that exposes more code, or refuses the text.
+ * A small SQL tokenizer for the read-only guard (`sql-guard.ts`): just enough of the MySQL/MariaDB, SQLite and
+ * PostgreSQL lexers (the last in `postgres-tokens.ts`) to tell code from strings, quoted names and comments. Where
+ * two servers, or two modes of one server, could read the same text differently, it takes the reading that exposes
+ * more code, or refuses the text.
  */
+import { postgresLexeme } from './postgres-tokens.js';
 
 /** Whose lexical rules apply. */
 export type SqlDialect = 'mysql' | 'sqlite' | 'postgres';
 
 export interface SqlToken {
-  /** `word`: keyword, name or number; `quoted`: string or quoted name; `variable`: `@x`, `@@x`; `symbol`: the rest. */
+  /**
+   * `word`: keyword, name or number; `quoted`: string (PostgreSQL: also E'…', B'…', X'…', N'…', $$…$$) or quoted
+   * name; `variable`: `@x`, `@@x` (not PostgreSQL, where `@` is an operator); `symbol`: the rest.
+   */
   kind: 'word' | 'quoted' | 'variable' | 'symbol';
   text: string;
   /**
@@ -69,7 +74,12 @@ export function tokenizeSql(sql: string, dialect: SqlDialect): TokenizeResult {
   while (at < sql.length) {
     const ch = sql.charAt(at);
     const next = sql.charAt(at + 1);
-    if (SPACE.has(ch)) {
+    const lexeme = dialect === 'postgres' && !SPACE.has(ch) ? postgresLexeme(sql, at) : undefined;
+    if (lexeme && 'reason' in lexeme) {
+      return { ok: false, ...lexeme };
+    } else if (lexeme) {
+      at = lexeme.kind === 'comment' ? lexeme.end : push(lexeme.kind, at, lexeme.end);
+    } else if (SPACE.has(ch)) {
       at += 1;
     } else if (startsLineComment(sql, at, dialect)) {
       at = lineEnd(sql, at);
@@ -83,7 +93,7 @@ export function tokenizeSql(sql: string, dialect: SqlDialect): TokenizeResult {
       const end = quotedEnd(sql, at, dialect);
       if (typeof end !== 'number') return { ok: false, ...end };
       at = push('quoted', at, end);
-    } else if (ch === '@' && variableEnd(sql, at) > at) {
+    } else if (ch === '@' && dialect !== 'postgres' && variableEnd(sql, at) > at) {
       at = push('variable', at, variableEnd(sql, at));
     } else if (WORD_CHAR.test(ch)) {
       let end = at + 1;

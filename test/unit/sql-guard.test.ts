@@ -6,7 +6,8 @@ const ALLOWED: Record<SqlDialect, string> = {
   mysql:
     'Only one read-only statement is allowed: SELECT, WITH … SELECT, SHOW, DESCRIBE/DESC or EXPLAIN (of a SELECT).',
   sqlite: 'Only one read-only statement is allowed: SELECT, WITH … SELECT or EXPLAIN [QUERY PLAN] (of a SELECT).',
-  postgres: 'Only one read-only statement is allowed: SELECT, WITH … SELECT or EXPLAIN (of a SELECT).',
+  postgres:
+    'Only one read-only statement is allowed: SELECT, WITH … SELECT, EXPLAIN [(options)] (of a SELECT) or SHOW of a harmless setting.',
 };
 
 describe('checkReadOnlySql', () => {
