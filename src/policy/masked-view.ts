@@ -26,7 +26,11 @@ export function pseudonymKey(secret: string, database: string): string {
   return createHmac('sha256', secret).update(`tally pseudonym:${database}`).digest('hex');
 }
 
-/** 16 hex digits of SHA-256 over key and value: stable per value, so joins and group-bys still work. */
+/**
+ * 16 hex digits of SHA-256 over key and value: stable per value, so joins and group-bys still work. The three
+ * dialects give the same digits for the same text, integer or date (PostgreSQL writes dates as MySQL does because
+ * the connector sets DateStyle ISO), so pseudonyms from different databases match (policy-pseudonyms.test.ts).
+ */
 function pseudonym(dialect: SqlDialect, key: string, column: string): string {
   if (dialect === 'mysql') return `LEFT(SHA2(CONCAT('${key}', ${column}), 256), 16)`;
   if (dialect === 'postgres') return `left(encode(sha256(convert_to('${key}' || ${column}::text, 'UTF8')), 'hex'), 16)`;

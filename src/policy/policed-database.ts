@@ -19,7 +19,7 @@ import type {
 } from '../ports/database.js';
 import type { Kernel } from '../ports/sandbox.js';
 import type { DatabaseAccess } from './access.js';
-import { withMaskedViews } from './masked-view.js';
+import { quoteName, withMaskedViews } from './masked-view.js';
 import { checkStatement, type StatementRead } from './statement-access.js';
 
 export interface PolicedDatabaseOptions {
@@ -73,10 +73,13 @@ export function policedDatabase(inner: Database, options: PolicedDatabaseOptions
       dialect: inner.dialect,
       schema: await ownSchema(),
       tables: (await allTables()).map((table) => table.name),
-      columnsOf: async (table) =>
-        table.includes('.')
-          ? (await inner.query(`SELECT * FROM ${table} LIMIT 0`, { maxRows: 1 })).columns.map((column) => column.name)
-          : (await describeAll(table)).columns.map((column) => column.name),
+      columnsOf: async (table, other) => {
+        if (other === undefined) return (await describeAll(table)).columns.map((column) => column.name);
+        const name = `${quoteName(inner.dialect, other)}.${quoteName(inner.dialect, table)}`;
+        return (await inner.query(`SELECT * FROM ${name} LIMIT 0`, { maxRows: 1 })).columns.map(
+          (column) => column.name,
+        );
+      },
       access,
     });
     if ('refused' in verdict) throw new SqlRejectedError('not granted by the access policy', verdict.refused);

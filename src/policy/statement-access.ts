@@ -11,6 +11,12 @@ import { readMysqlTableReferences } from '../db/mysql-table-references.js';
 import { joinTokens, nameOf, type SqlDialect, type SqlToken } from '../db/sql-tokens.js';
 import type { DatabaseAccess } from './access.js';
 import type { ViewColumn } from './masked-view.js';
+import {
+  type OtherTable,
+  postgresEchoProblem,
+  postgresMetadata,
+  postgresOtherTables,
+} from './postgres-statement-access.js';
 
 export interface StatementRead {
   /** Tables of the database's own schema the statement reads, with the person's view of each. */
@@ -31,6 +37,7 @@ function nameish(token: SqlToken | undefined, dialect: SqlDialect): string | und
 }
 
 const METADATA_NAMES = new Set(['information_schema', 'sqlite_master', 'sqlite_schema', 'sqlite_temp_master']);
+/** MySQL's and SQLite's; PostgreSQL's SHOW reads settings only (the guard allows a few), no metadata. */
 const METADATA_STATEMENTS = new Set(['SHOW', 'DESCRIBE', 'DESC', 'PRAGMA']);
 
 export interface StatementCheckInput {
@@ -40,8 +47,8 @@ export interface StatementCheckInput {
   schema: string;
   /** Every table of the own schema, as the database names them. */
   tables: readonly string[];
-  /** The columns of a table, as the database names them. */
-  columnsOf: (table: string) => Promise<string[]>;
+  /** The columns of a table of the own schema, or of `schema`'s, as the database names them. */
+  columnsOf: (table: string, schema?: string) => Promise<string[]>;
   access: DatabaseAccess;
 }
 
@@ -49,7 +56,7 @@ export interface StatementCheckInput {
 export async function checkStatement(input: StatementCheckInput): Promise<StatementRead | { refused: string }> {
   const { tokens, dialect, schema, access } = input;
   const lead = tokens[0]?.keyword ?? '';
-  if (METADATA_STATEMENTS.has(lead)) return { refused: `${lead} ${metadataHint}` };
+  if (dialect !== 'postgres' && METADATA_STATEMENTS.has(lead)) return { refused: `${lead} ${metadataHint}` };
   // The table a name reads: the one spelt exactly so, else every one it matches ignoring case (SQLite ignores case;
   // a MySQL server on a case-sensitive file system may hold both `Secret` and `secret`, and all are checked).
   const byLower = new Map<string, string[]>();
@@ -62,6 +69,8 @@ export async function checkStatement(input: StatementCheckInput): Promise<Statem
     if (name === undefined) continue;
     const lower = name.toLowerCase();
     if (METADATA_NAMES.has(lower) || lower.startsWith('pragma_')) return { refused: `${name} ${metadataHint}` };
+    const metadata = dialect === 'postgres' ? postgresMetadata(tokens, at) : undefined;
+    if (metadata !== undefined) return { refused: `${metadata} ${metadataHint}` };
     const named = exact.has(name) ? [name] : (byLower.get(lower) ?? []);
     if (named.length === 0) continue;
     const qualifier = tokens[at - 1]?.text === '.' ? nameish(tokens[at - 2], dialect) : undefined;
@@ -82,21 +91,23 @@ export async function checkStatement(input: StatementCheckInput): Promise<Statem
   const problem =
     qualifiedMasked(tokens, dialect, schema, masked) ??
     deniedColumn(tokens, dialect, tables) ??
-    leadProblem(lead, masked);
+    leadProblem(lead, masked) ??
+    (dialect === 'postgres' ? postgresEchoProblem(tokens, input.tables) : undefined);
   if (problem) return { refused: problem };
-  const others = dialect === 'sqlite' ? [] : otherSchemaTables(tokens, schema);
+  const others = otherSchemaTables(tokens, dialect, schema);
   if (typeof others === 'string') return { refused: others };
   for (const other of others) {
-    if (!access.tableGrant(other)) return { refused: notGranted(`table ${other}`, await grantedTables(input)) };
-    const columns = await input.columnsOf(other);
-    const partial = columns.find((column) => access.column(other, column).access !== 'raw');
+    const name = `${other.schema}.${other.table}`;
+    if (!access.tableGrant(name)) return { refused: notGranted(`table ${name}`, await grantedTables(input)) };
+    const columns = await input.columnsOf(other.table, other.schema);
+    const partial = columns.find((column) => access.column(name, column).access !== 'raw');
     if (partial !== undefined) {
       return {
-        refused: `${other}.${partial} is masked or not granted to you, and masking applies only to the database's own schema: ${other} cannot be read here. Ask the people who run tally to configure that schema as a database of its own (DATABASE_URL_<NAME>).`,
+        refused: `${name}.${partial} is masked or not granted to you, and masking applies only to the database's own schema: ${name} cannot be read here. Ask the people who run tally to configure that schema as a database of its own (DATABASE_URL_<NAME>).`,
       };
     }
   }
-  return { tables, others };
+  return { tables, others: others.map((other) => `${other.schema}.${other.table}`) };
 }
 
 const metadataHint =
@@ -164,12 +175,16 @@ function leadProblem(lead: string, masked: StatementRead['tables']): string | un
   return `a statement that reads a masked table (${masked.map((table) => table.table).join(', ')}) must start with SELECT or WITH under the access policy.`;
 }
 
-/** MySQL: `schema.table` references to schemas other than the database's own, as `schema.table`. */
-function otherSchemaTables(tokens: readonly SqlToken[], schema: string): string[] | string {
+/** Tables of schemas other than the database's own that the statement reads (SQLite has none), or why it cannot tell. */
+function otherSchemaTables(tokens: readonly SqlToken[], dialect: SqlDialect, schema: string): OtherTable[] | string {
+  if (dialect === 'sqlite') return [];
+  if (dialect === 'postgres') return postgresOtherTables(tokens, schema);
   if (!tokens.some((token, at) => token.text === '.' && at > 0)) return [];
   const references = readMysqlTableReferences(joinTokens(tokens));
   if ('reason' in references) return `the statement could not be read: ${references.reason}.`;
-  return references.tables
-    .filter((reference) => reference.schema !== null && reference.schema !== schema)
-    .map((reference) => `${reference.schema}.${reference.table}`);
+  const others = new Map<string, OtherTable>();
+  for (const { schema: other, table } of references.tables) {
+    if (other !== null && other !== schema) others.set(`${other}.${table}`, { schema: other, table });
+  }
+  return [...others.values()];
 }

@@ -1,19 +1,18 @@
 /**
- * The access policy enforced on real MariaDB and SQLite: a person sees only the tables and columns granted to
- * them; sensitive columns leave the database pseudonymised or NULL (in listings, query rows, and the DataFrames
- * loaded into a real kernel); anything else (ungranted tables and columns, metadata, the base table behind a mask,
- * another database) is refused with what may be read instead; and the pseudonym key never reaches a message.
+ * The access policy enforced on real MariaDB, PostgreSQL and SQLite: a person sees only the tables and columns
+ * granted to them; sensitive columns leave the database pseudonymised or NULL (in listings, query rows, and the
+ * DataFrames loaded into a real kernel); anything else (ungranted tables and columns, metadata, the base table behind
+ * a mask, another database or schema) is refused with what may be read instead; and the pseudonym key never reaches
+ * a message. Names read another way per dialect are in policed-names.test.ts.
  */
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MysqlDatabase } from '../../src/db/mysql-database.js';
+import { PostgresDatabase } from '../../src/db/postgres-database.js';
 import { SqliteDatabase } from '../../src/db/sqlite-database.js';
 import { QueryFailedError, SqlRejectedError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
-import { type Principal, resolveAccess } from '../../src/policy/access.js';
-import { pseudonymKey } from '../../src/policy/masked-view.js';
+import { resolveAccess } from '../../src/policy/access.js';
 import { policedDatabase } from '../../src/policy/policed-database.js';
-import { parsePolicy } from '../../src/policy/policy-file.js';
 import type { Database } from '../../src/ports/database.js';
 import type { Kernel } from '../../src/ports/sandbox.js';
 import { cleanUp } from '../support/clean-up.js';
@@ -26,56 +25,20 @@ import {
   SALARIES,
   TICKETS,
 } from '../support/policy-databases.js';
+import {
+  crmAccessOf,
+  KEY,
+  METADATA_HINT,
+  POLICY,
+  pseudonym,
+  READABLE_CUSTOMERS,
+  refusalOf,
+  slackUser,
+} from '../support/policy-grants.js';
 import { LIMITS } from '../support/sample-databases.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox-fixture.js';
 
-const KEY = pseudonymKey('secret', 'crm');
 const logger = createLogger({ level: 'silent' });
-
-/** The pseudonym worked out here, independently: 16 hex digits of SHA-256 over key and value. */
-const pseudonym = (value: string) => createHash('sha256').update(`${KEY}${value}`).digest('hex').slice(0, 16);
-
-const POLICY = parsePolicy(
-  `
-principals:
-  analysts: { slack_users: [U0ANALYST] }
-  support: { slack_users: [U0SUPPORT] }
-databases:
-  crm:
-    sensitive:
-      customers.email: hash
-      tickets.email: hash
-      customers.phone: redact
-grants:
-  - to: [analysts]
-    database: crm
-    tables: [customers, tickets]
-    columns: [customers.id, customers.name, customers.email, customers.phone, customers.segment, "tickets.*"]
-  - to: [support]
-    database: crm
-    tables: [customers]
-    columns: [customers.id, customers.name, customers.email, customers.phone, customers.segment]
-`,
-  'policy.yaml',
-  ['crm', 'finance'],
-);
-
-const slackUser = (userId: string): Principal => ({
-  platform: 'slack',
-  userId,
-  groups: [],
-  place: { channel: 'C0GENERAL', dm: false },
-});
-
-function crmAccessOf(userId: string) {
-  const access = resolveAccess(POLICY, slackUser(userId)).databases.get('crm');
-  if (!access) throw new Error(`crm is not granted to ${userId}`);
-  return access;
-}
-
-/** The customers' columns the analysts may read, as the refusals list them. */
-const READABLE_CUSTOMERS = 'id, name, email (pseudonymised), phone (redacted: always NULL), segment';
-const METADATA_HINT = 'use the list_tables and describe_table tools';
 
 /** Expected tickets per segment, from the fixture: customers joined to their tickets by e-mail. */
 const TICKETS_PER_SEGMENT = (() => {
@@ -118,14 +81,19 @@ const implementations = [
         logger,
       }),
     schema: () => schemaOf(databases.crmUrl),
+    /** The schema of the salaries, which the connector may read and the policy grants no one. */
+    finance: () => schemaOf(databases.financeUrl),
     metadata: ['SHOW TABLES', 'SHOW COLUMNS FROM customers', 'DESCRIBE customers', 'DESC tickets'],
     /** Statements the database itself fails, after the masked table was rewritten into a view. */
     failing: ['SELECT * FROM customers WHERE nosuch = 1', 'SELECT CONVERT(email USING nosuch) FROM customers'],
+    /** Where the key stood in the rewritten statement, once scrubbed. */
+    scrubbedKey: "CONCAT('…'",
   },
   {
     dialect: 'sqlite' as const,
     open: () => SqliteDatabase.open({ name: 'crm', path: databases.sqlitePath, limits: LIMITS }),
     schema: () => 'main',
+    finance: () => undefined,
     metadata: [
       'SELECT * FROM sqlite_master',
       'SELECT sql FROM sqlite_schema',
@@ -133,18 +101,36 @@ const implementations = [
       "SELECT name FROM pragma_table_info('customers')",
     ],
     failing: ['SELECT * FROM customers WHERE nosuch = 1', 'SELECT email FROM customers WHERE'],
+    scrubbedKey: "tally_pseudonym('…'",
+  },
+  {
+    dialect: 'postgres' as const,
+    open: () =>
+      PostgresDatabase.connect({
+        name: 'crm',
+        url: databases.postgresUrl,
+        schemas: ['finance'],
+        limits: LIMITS,
+        logger,
+      }),
+    schema: () => 'public',
+    finance: () => 'finance',
+    // The guard allows all of these (an account's own metadata is no secret); under the policy they would list
+    // tenure, or show its values (pg_stats), or the definitions and comments of what is not granted.
+    metadata: [
+      'SELECT * FROM information_schema.columns',
+      "SELECT column_name FROM information_schema.columns WHERE table_name = 'customers'",
+      'SELECT * FROM pg_catalog.pg_attribute',
+      "SELECT attname FROM pg_attribute WHERE attrelid = 'customers'::regclass",
+      'SELECT description FROM pg_description',
+      "SELECT col_description('customers'::regclass, 6)",
+      "SELECT pg_get_indexdef('customers_pkey'::regclass)",
+      'SELECT most_common_vals FROM pg_stats',
+    ],
+    failing: ['SELECT * FROM customers WHERE nosuch = 1', 'SELECT email::integer FROM customers'],
+    scrubbedKey: "convert_to('…' ||",
   },
 ];
-
-/** The refusal `sql` meets: a SqlRejectedError, whose message is returned. */
-async function refusalOf(db: Database, sql: string): Promise<string> {
-  const error = await db.query(sql).then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error, sql).toBeInstanceOf(SqlRejectedError);
-  return (error as Error).message;
-}
 
 /** A database whose errors quote the statement it ran, as servers' syntax errors do near the fault. */
 function quotingErrors(inner: Database): Database {
@@ -162,7 +148,8 @@ function quotingErrors(inner: Database): Database {
   };
 }
 
-describe.each(implementations)('the policed $dialect database', ({ dialect, open, schema, metadata, failing }) => {
+describe.each(implementations)('the policed $dialect database', (implementation) => {
+  const { dialect, open, schema, finance, metadata, failing, scrubbedKey } = implementation;
   let inner: Database;
   let analyst: Database;
   let support: Database;
@@ -346,121 +333,43 @@ describe.each(implementations)('the policed $dialect database', ({ dialect, open
       expect(error).toBeInstanceOf(QueryFailedError);
       const { message } = error as Error;
       // The statement quoted is the rewritten one, the key's place marked.
-      expect(message).toContain(dialect === 'mysql' ? "CONCAT('…'" : "tally_pseudonym('…'");
+      expect(message).toContain(scrubbedKey);
       expect(message).not.toContain(KEY);
     });
   });
 
   describe('instructions in the data', () => {
-    it('arrive as data: a customer name (and, in MariaDB, a column comment) carry them', async () => {
+    it('arrive as data: a customer name (and, in MariaDB and PostgreSQL, a column comment) carry them', async () => {
       const result = await analyst.query('SELECT name FROM customers WHERE id = 3');
       expect(result.rows).toEqual([[INJECTION]]);
       const name = (await analyst.describeTable('customers')).columns.find((column) => column.name === 'name');
-      if (dialect === 'mysql') expect(name?.comment).toBe(INJECTION);
+      expect(name?.comment).toBe(dialect === 'sqlite' ? undefined : INJECTION);
     });
 
     it('grant nothing: the finance salaries are refused, and finance is not granted at all', async () => {
       const statements = ['SELECT * FROM finance.salaries'];
-      if (dialect === 'mysql') {
-        const finance = schemaOf(databases.financeUrl);
+      const other = finance();
+      if (other !== undefined) {
         statements.push(
-          `SELECT * FROM ${finance}.salaries`,
-          `SELECT c.id, s.salary FROM customers c, ${finance}.salaries s`,
+          `SELECT * FROM ${other}.salaries`,
+          `SELECT c.id, s.salary FROM customers c, ${other}.salaries s`,
+          `SELECT c.id FROM customers c JOIN ${other}.salaries s ON s.name = c.name`,
+          `SELECT id FROM customers WHERE name IN (SELECT name FROM ${other}.salaries)`,
         );
         // The connector alone would read them: the refusal below is the policy's.
-        expect((await inner.query(`SELECT * FROM ${finance}.salaries ORDER BY salary DESC`)).rows).toEqual(
+        expect((await inner.query(`SELECT * FROM ${other}.salaries ORDER BY salary DESC`)).rows).toEqual(
           SALARIES.map((row) => [...row]),
         );
       }
       for (const sql of statements) {
         const message = await refusalOf(analyst, sql);
-        if (dialect === 'mysql')
-          expect(message).toMatch(/is not granted to you.*Tables you may read here: customers, tickets\./);
+        if (other !== undefined)
+          expect(message, sql).toMatch(/is not granted to you.*Tables you may read here: customers, tickets\./);
         expect(message).not.toMatch(/Frank Hale|412000/);
       }
       const access = resolveAccess(POLICY, slackUser('U0ANALYST'));
       expect([...access.databases.keys()]).toEqual(['crm']);
       expect(access.hidden.has('finance')).toBe(false);
     });
-  });
-});
-
-describe('names read another way', () => {
-  // SQLite reads a single-quoted string where only a name may stand as that name (`FROM 'customers'`): the
-  // statement check must take it for the table, or the raw rows would come back.
-  it('SQLite: a table named as a string is masked or refused like any other', async () => {
-    const inner = await SqliteDatabase.open({ name: 'crm', path: databases.sqlitePath, limits: LIMITS });
-    try {
-      const analyst = policedDatabase(inner, { access: crmAccessOf('U0ANALYST'), pseudonymKey: KEY });
-      const support = policedDatabase(inner, { access: crmAccessOf('U0SUPPORT'), pseudonymKey: KEY });
-      // What each statement must not reveal: raw contacts, the denied tenures, the tickets of an ungranted table.
-      for (const [db, sql, secret] of [
-        [analyst, "SELECT * FROM 'customers'", /@example\.com|\+1-202/],
-        [analyst, "SELECT tenure FROM 'customers'", /\[12\]/],
-        [support, "SELECT * FROM 'tickets'", /billing/],
-      ] as const) {
-        const outcome = await db.query(sql).then(
-          (result) => JSON.stringify(result.rows),
-          (error: unknown) => String(error),
-        );
-        expect(outcome, sql).not.toMatch(secret);
-      }
-    } finally {
-      await inner.close();
-    }
-  });
-
-  // A table of another schema the connector may read (DATABASE_SCHEMAS_<NAME>) cannot be masked by views named
-  // like its tables: `*` does not grant it, and where a grant names it, a masked column keeps it from being read.
-  it('MariaDB: another schema is read only when granted by name, and never with a masked column', async () => {
-    const finance = schemaOf(databases.financeUrl);
-    const policyOf = (tables: string) =>
-      parsePolicy(
-        `
-principals: { analysts: { slack_users: [U0ANALYST] } }
-databases: { crm: { sensitive: { "*.salary": redact } } }
-grants: [{ to: [analysts], database: crm, tables: ${tables} }]
-`,
-        'policy.yaml',
-        ['crm'],
-      );
-    const accessOf = (tables: string) => {
-      const access = resolveAccess(policyOf(tables), slackUser('U0ANALYST')).databases.get('crm');
-      if (!access) throw new Error('crm is not granted');
-      return access;
-    };
-    const inner = await MysqlDatabase.connect({
-      name: 'crm',
-      url: databases.crmUrl,
-      schemas: [finance],
-      limits: LIMITS,
-      logger,
-    });
-    try {
-      const sql = `SELECT name, salary FROM ${finance}.salaries ORDER BY name`;
-      // The connector alone reads the salaries: what refuses them below is the policy.
-      expect((await inner.query(sql)).rows).toHaveLength(2);
-      const everything = policedDatabase(inner, { access: accessOf('["*"]'), pseudonymKey: KEY });
-      await expect(everything.query(sql)).rejects.toThrow(`table ${finance}.salaries is not granted to you`);
-      const named = policedDatabase(inner, { access: accessOf(`["*", "${finance}.*"]`), pseudonymKey: KEY });
-      await expect(named.query(sql)).rejects.toThrow(/salary is masked or not granted to you.*DATABASE_URL_<NAME>/s);
-      const withoutSalary = parsePolicy(
-        `
-principals: { analysts: { slack_users: [U0ANALYST] } }
-grants: [{ to: [analysts], database: crm, tables: ["${finance}.*"] }]
-`,
-        'policy.yaml',
-        ['crm'],
-      );
-      const plain = resolveAccess(withoutSalary, slackUser('U0ANALYST')).databases.get('crm');
-      if (!plain) throw new Error('crm is not granted');
-      const whole = policedDatabase(inner, { access: plain, pseudonymKey: KEY });
-      expect((await whole.query(sql)).rows).toEqual([
-        ['Frank Hale', 412000],
-        ['Grace Kim', 238500],
-      ]);
-    } finally {
-      await inner.close();
-    }
   });
 });

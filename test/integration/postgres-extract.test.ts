@@ -163,7 +163,7 @@ out = {"rows": len(big), "ids": int(big.id.sum()), "labels": int(big.label.nuniq
   it('stops an extraction that runs out of time mid-stream, and the next one works', async () => {
     // Rows stream until the 150,000th, where the server stalls past the limit.
     const stalling =
-      'SELECT id, CASE WHEN id = 150000 THEN (SELECT count(*) FROM pg_sleep(5)) ELSE 0 END AS pause FROM big ORDER BY id';
+      'SELECT id, CASE WHEN id = 150000 THEN (SELECT count(*) FROM generate_series(1, 500000000)) ELSE 0 END AS pause FROM big ORDER BY id';
     const attempt = database.extract(stalling, kernel, 'stalled', { timeoutMs: 2000 });
     await expect(attempt).rejects.toThrow(/ran longer than 2000 ms/);
     expect((await kernel.run('stalled')).error?.name).toBe('NameError');
