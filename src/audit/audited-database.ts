@@ -3,7 +3,7 @@
  * tables (and, under the access policy, the columns and masks) it read, rows and bytes, or the
  * refusal and the rule behind it. Listings and descriptions read no rows and are not recorded.
  */
-import { readMysqlTableReferences } from '../db/mysql-table-references.js';
+import { statementTables } from '../db/statement-tables.js';
 import { SqlRejectedError } from '../errors.js';
 import type { AuditEvent, AuditTrail } from '../ports/audit.js';
 import type { Database, ExtractOptions, Provenance, QueryOptions, StatementAccess } from '../ports/database.js';
@@ -17,7 +17,7 @@ export function auditedDatabase(inner: Database, audit: Pick<AuditTrail, 'record
       const byPolicy = /access policy|granted/.test(error.reason);
       await audit.record({
         ...base(kind, sql),
-        ...tablesOf(sql),
+        ...tablesOf(sql, inner.dialect),
         decision: 'refused',
         reason: byPolicy ? 'access policy' : 'sql guard',
         rule: error.message,
@@ -39,7 +39,7 @@ export function auditedDatabase(inner: Database, audit: Pick<AuditTrail, 'record
       const { access, ...result } = await inner.query(sql, options).catch((error) => refused('query', sql, error));
       await audit.record({
         ...base('query', sql),
-        ...readOf(sql, access),
+        ...readOf(sql, access, inner.dialect),
         rows: result.rows.length,
         bytes: Buffer.byteLength(JSON.stringify(result.rows)),
         decision: 'allowed',
@@ -52,7 +52,7 @@ export function auditedDatabase(inner: Database, audit: Pick<AuditTrail, 'record
         .catch((error) => refused('extract', sql, error));
       await audit.record({
         ...base('extract', sql),
-        ...readOf(sql, access),
+        ...readOf(sql, access, inner.dialect),
         rows: provenance.rows,
         bytes: provenance.bytes,
         decision: 'allowed',
@@ -64,8 +64,12 @@ export function auditedDatabase(inner: Database, audit: Pick<AuditTrail, 'record
 }
 
 /** What the policy saw the statement read; without a policy, the tables a parse of it names. */
-function readOf(sql: string, access: StatementAccess | undefined): Pick<AuditEvent, 'tables' | 'columns' | 'masked'> {
-  if (!access) return tablesOf(sql);
+function readOf(
+  sql: string,
+  access: StatementAccess | undefined,
+  dialect: Database['dialect'],
+): Pick<AuditEvent, 'tables' | 'columns' | 'masked'> {
+  if (!access) return tablesOf(sql, dialect);
   return {
     tables: access.tables,
     columns: access.columns,
@@ -73,9 +77,8 @@ function readOf(sql: string, access: StatementAccess | undefined): Pick<AuditEve
   };
 }
 
-function tablesOf(sql: string): Pick<AuditEvent, 'tables'> {
-  const references = readMysqlTableReferences(sql);
-  if (!('tables' in references)) return {};
-  const names = references.tables.map(({ schema, table }) => (schema ? `${schema}.${table}` : table));
-  return { tables: [...new Set(names)] };
+function tablesOf(sql: string, dialect: Database['dialect']): Pick<AuditEvent, 'tables'> {
+  const tables = statementTables(sql, dialect);
+  if (!tables) return {};
+  return { tables: tables.map(({ schema, table }) => (schema ? `${schema}.${table}` : table)) };
 }
