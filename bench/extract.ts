@@ -2,18 +2,20 @@
  * `npm run bench` (second part): query results into a DataFrame in the kernel, end to end, next to
  * the driver alone and pandas.read_sql on the same query in the same run: MariaDB 1M x 10 (with
  * where the time goes, stage by stage), a 100-column table, 10M rows (Node's memory must stay
- * flat), and SQLite. Writes bench/results/extract.json.
+ * flat), SQLite, and the same for PostgreSQL (`extract-postgres.ts`; `BENCH_ONLY=postgres` runs that part
+ * alone). Writes bench/results/extract.json.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DockerSandbox } from '../sandbox/docker-sandbox.js';
 import { MysqlDatabase } from '../src/db/mysql-database.js';
 import { SqliteDatabase } from '../src/db/sqlite-database.js';
 import { benchSettings } from './bench-settings.js';
 import { columnarRead, mysqlFloor, rawMysqlStream, rawSqlite } from './extract-anchors.js';
+import { measurePostgres, mergePostgres, postgresOnly, postgresReportLines } from './extract-postgres.js';
 import { livePeakMib, memorySampler, stageProbe } from './extract-probes.js';
 import { type Comparison, extractTargets, formatExtractReport } from './extract-report.js';
+import { EXTRACT_LIMITS as LIMITS, startExtractSandbox } from './extract-sandbox.js';
 import { ensureSqliteFile, ensureTables, TABLES } from './extract-tables.js';
 import { machineInfo } from './machine.js';
 import { readSqlBaseline, readSqlSqliteBaseline } from './read-sql-baseline.js';
@@ -22,12 +24,6 @@ const RUNS = 5;
 const say = (message: string) => process.stderr.write(`bench: ${message}\n`);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 const round = (value: number, digits = 3) => Math.round(value * 10 ** digits) / 10 ** digits;
-const LIMITS = {
-  queryTimeoutMs: 60_000,
-  extractTimeoutMs: 900_000,
-  extractMaxRows: 20_000_000,
-  extractMaxBytes: 16 * 1024 ** 3,
-};
 
 /** Every list of seconds rounded to the millisecond, for the JSON. */
 function roundAll(lists: Record<string, Record<string, number[]>>): Record<string, Record<string, number[]>> {
@@ -54,19 +50,7 @@ async function main(): Promise<void> {
   const machine = await machineInfo(settings.docker);
   const mysqlDb = await MysqlDatabase.connect({ name: 'tally_bench', url, limits: LIMITS, logger: settings.logger });
   const sqliteDb = await SqliteDatabase.open({ name: 'bench_sqlite', path: sqlitePath, limits: LIMITS });
-  const sandbox = await DockerSandbox.start({
-    docker: settings.docker,
-    image: settings.image,
-    instance: 'bench-extract',
-    workspaceRoot: join(tmpdir(), 'tally-bench-extract'),
-    limits: { ...settings.limits, memoryMb: 8192 },
-    poolSize: 0,
-    idleTtlMs: 3_600_000,
-    cellTimeoutMs: 900_000,
-    outputLimitBytes: settings.outputLimitBytes,
-    diskMb: 16_384,
-    logger: settings.logger,
-  });
+  const sandbox = await startExtractSandbox(settings);
   try {
     const kernel = await sandbox.acquire('bench');
     const probe = stageProbe(kernel);
@@ -147,6 +131,8 @@ async function main(): Promise<void> {
     const live10m = await livePeakMib(() => mysqlDb.extract(BIG, kernel, 'big'));
     await forget('big');
 
+    const postgres = await measurePostgres({ settings, kernel, say });
+
     const comparisons: Comparison[] = [
       {
         label: 'MariaDB 1M x 10',
@@ -225,17 +211,22 @@ async function main(): Promise<void> {
       [
         `tally extraction benchmark, ${results.timestamp} (${results.durationS} s, load average ${results.loadAverage.join(' ')})`,
         '',
-        ...formatExtractReport(comparisons, stages, targets),
+        ...formatExtractReport([...comparisons, ...postgres.comparisons], stages, [...targets, ...postgres.targets]),
         '',
         `kernel decoding alone, had it waited for the last row (load_extract of the 1M folder): ${round(decodeAlone)} s`,
         `Node memory: live peak ${live1m} MiB at 1M rows, ${live10m} MiB at 10M rows; ` +
           `peak RSS ${results.nodeMemoryMib.rssPeak1m} MiB at 1M, ${results.nodeMemoryMib.rssPeak10m} MiB at 10M`,
         `frame: ${results.frame}; 10M frame rows: ${results.bigRows}`,
         '',
+        ...postgresReportLines(postgres),
+        '',
       ].join('\n'),
     );
     await mkdir(new URL('./results/', import.meta.url), { recursive: true });
-    await writeFile(new URL('./results/extract.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
+    await writeFile(
+      new URL('./results/extract.json', import.meta.url),
+      `${JSON.stringify(mergePostgres(results, postgres), null, 2)}\n`,
+    );
     say('wrote bench/results/extract.json');
   } finally {
     await sandbox.close();
@@ -244,4 +235,6 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (process.env.BENCH_ONLY === 'postgres') await postgresOnly(say);
+else if (process.env.BENCH_ONLY) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY}: only 'postgres' is known`);
+else await main();

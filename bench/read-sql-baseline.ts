@@ -1,8 +1,9 @@
 /**
  * The baseline the seed projects use: pandas.read_sql over PyMySQL, from a Python process in the
  * same image. It alone runs in a network-enabled container (the host's network, so it reaches the
- * server on 127.0.0.1); only the read_sql call is timed, not the start-up or the imports. For SQLite,
- * pandas.read_sql over the standard sqlite3 module, on the same file mounted read-only.
+ * server on 127.0.0.1); only the read_sql call is timed, not the start-up or the imports. For PostgreSQL,
+ * pandas.read_sql over psycopg2 the same way (in `psycopg2Image`). For SQLite, pandas.read_sql over the
+ * standard sqlite3 module, on the same file mounted read-only.
  */
 import { basename, dirname } from 'node:path';
 import type Docker from 'dockerode';
@@ -26,14 +27,46 @@ export interface BaselineRun {
   rows: number;
 }
 
-export async function readSqlBaseline(settings: BenchSettings, url: string, sql: string): Promise<BaselineRun> {
+export function readSqlBaseline(settings: BenchSettings, url: string, sql: string): Promise<BaselineRun> {
+  return runOnHostNetwork(settings, 'read-sql', SCRIPT, url, 3306, sql);
+}
+
+const POSTGRES_SCRIPT = `
+import json, os, sys, time, warnings
+import pandas as pd, psycopg2
+warnings.simplefilter("ignore")  # pandas warns that psycopg2 is not SQLAlchemy
+connection = psycopg2.connect(host=os.environ["DB_HOST"], port=int(os.environ["DB_PORT"]), user=os.environ["DB_USER"],
+                              password=os.environ["DB_PASSWORD"], dbname=os.environ["DB_NAME"])
+started = time.perf_counter()
+frame = pd.read_sql(os.environ["DB_SQL"], connection)
+print(json.dumps({"seconds": time.perf_counter() - started, "rows": len(frame), "columns": len(frame.columns)}))
+`;
+
+/** pandas.read_sql over psycopg2; `image` is one that has it (`psycopg2Image`). */
+export function readSqlPostgresBaseline(
+  settings: BenchSettings,
+  image: string,
+  url: string,
+  sql: string,
+): Promise<BaselineRun> {
+  return runOnHostNetwork({ ...settings, image }, 'read-sql-postgres', POSTGRES_SCRIPT, url, 5432, sql);
+}
+
+function runOnHostNetwork(
+  settings: BenchSettings,
+  role: string,
+  script: string,
+  url: string,
+  defaultPort: number,
+  sql: string,
+): Promise<BaselineRun> {
   const target = new URL(url);
   const base = anchorSpec(settings, {
-    role: 'read-sql',
-    cmd: ['python3', '-c', SCRIPT],
+    role,
+    cmd: ['python3', '-c', script],
     env: [
       `DB_HOST=${target.hostname}`,
-      `DB_PORT=${target.port || 3306}`,
+      `DB_PORT=${target.port || defaultPort}`,
       `DB_USER=${decodeURIComponent(target.username)}`,
       `DB_PASSWORD=${decodeURIComponent(target.password)}`,
       `DB_NAME=${target.pathname.slice(1)}`,

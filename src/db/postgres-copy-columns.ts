@@ -81,34 +81,38 @@ export class PostgresCopyColumns {
   /** Reads whole rows from `at`; returns where the first incomplete row starts. */
   private readRows(data: Buffer, at: number, chunks: EncodedChunk[]): number {
     const width = this.builders.length;
-    let rowStart = at;
-    for (;;) {
-      // Found first, so no value of a row that continues in the next bytes is taken twice.
-      const rowEnd = data.indexOf(NEWLINE, rowStart);
-      if (rowEnd < 0) return rowStart;
-      let column = 0;
-      let start = rowStart;
-      let escaped = false;
-      for (let position = rowStart; position <= rowEnd; position++) {
-        const byte = data[position] as number;
-        if (byte === BACKSLASH) {
-          escaped = true;
-          position += 1; // the escaped byte, which may be a backslash itself
-        } else if (byte === TAB || position === rowEnd) {
-          if (column >= width) throw new Error('a COPY row has more values than the query has columns');
-          this.pushValue(column, data, start, position, escaped);
-          column += 1;
-          start = position + 1;
-          escaped = false;
+    const lastColumn = width - 1;
+    // Rows end at a newline, which no value holds raw (COPY escapes it), nor any byte of a UTF-8 sequence: the
+    // bytes up to the last newline are whole rows, and a row that continues in the next bytes is left alone.
+    const last = data.lastIndexOf(NEWLINE);
+    let position = at;
+    while (position <= last) {
+      if (width === 0 && data[position++] !== NEWLINE)
+        throw new Error('a COPY row has values the query has no column for');
+      for (let column = 0; column < width; column++) {
+        const start = position;
+        let escaped = false;
+        let byte = data[position] as number;
+        while (byte !== TAB && byte !== NEWLINE) {
+          if (byte === BACKSLASH) {
+            escaped = true;
+            position += 1; // the escaped byte, which may be a backslash itself
+          }
+          position += 1;
+          byte = data[position] as number;
         }
+        if ((byte === NEWLINE) !== (column === lastColumn)) {
+          throw new Error('a COPY row does not have as many values as the query has columns');
+        }
+        this.pushValue(column, data, start, position, escaped);
+        position += 1;
       }
-      if (column !== width) throw new Error('a COPY row has fewer values than the query has columns');
-      rowStart = rowEnd + 1;
       this.rows += 1;
       if (this.rows >= this.chunkRows || (this.rows % SIZE_CHECK_ROWS === 0 && this.byteSize() >= CHUNK_BYTES)) {
         chunks.push(this.take());
       }
     }
+    return position;
   }
 
   private pushValue(column: number, data: Buffer, start: number, end: number, escaped: boolean): void {

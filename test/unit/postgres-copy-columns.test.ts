@@ -104,7 +104,10 @@ describe('PostgresCopyColumns', () => {
     const reader = new PostgresCopyColumns([postgresColumnEncoding(PG.INT4)], { exactDecimals: false });
     reader.feed(Buffer.from('1\n2'));
     expect(() => reader.finish()).toThrow(/ended inside a row/);
-    expect(() => read([Buffer.from('1\t2\n')], [postgresColumnEncoding(PG.INT4)])).toThrow(/more values/);
+    expect(() => read([Buffer.from('1\t2\n')], [postgresColumnEncoding(PG.INT4)])).toThrow(/as many values/);
+    expect(() => read([Buffer.from('1\n')], [PG.INT4, PG.INT4].map(postgresColumnEncoding))).toThrow(/as many values/);
+    const none = read([Buffer.from('\n\n\n')], []);
+    expect(none.map((chunk) => chunk.rows)).toEqual([3]); // SELECT FROM t: rows without columns
   });
 });
 
