@@ -48,7 +48,8 @@ export function readMysqlTableReferences(sql: string): TableReferences | SqlProb
   return { reason: `the SQL parser could not read the statement${near(sql, firstError)}`, hint: UNPARSED_HINT };
 }
 
-function near(sql: string, error: unknown): string {
+/** Where in `sql` the parser stopped, for the refusal: ` near '…'` or ` at its end`. */
+export function near(sql: string, error: unknown): string {
   const offset = (error as { location?: { start?: { offset?: number } } }).location?.start?.offset;
   if (typeof offset !== 'number') return '';
   const rest = sql.slice(offset, offset + 40);

@@ -18,7 +18,7 @@ const ATTRIBUTES = [
 ] as const;
 
 /** Predefined roles that read or write server files, run programs, read every table or setting, or signal sessions. */
-export const DANGEROUS_ROLES = [
+const DANGEROUS_ROLES = [
   'pg_read_server_files',
   'pg_write_server_files',
   'pg_execute_server_program',

@@ -7,15 +7,11 @@
  */
 
 import { type ColumnBuilder, columnBuilder } from './extract/column-builders.js';
+import { ColumnChunks } from './extract/column-chunks.js';
 import type { EncodedChunk, EncodeOptions } from './extract/encode-chunk.js';
-import { packChunk } from './extract/encode-chunk.js';
-import { CHUNK_BYTES } from './extract/mysql-text-columns.js';
 import { IntervalBuilder } from './postgres-interval-builder.js';
 import type { PostgresEncoding } from './postgres-types.js';
 
-const MAX_CHUNK_ROWS = 131_072;
-const MIN_CHUNK_ROWS = 8192;
-const SIZE_CHECK_ROWS = 1024;
 const TAB = 0x09;
 const NEWLINE = 0x0a;
 const BACKSLASH = 0x5c;
@@ -30,26 +26,19 @@ const ESCAPED = new Map<number, number>([
   [0x76, 0x0b], // \v
 ]);
 
-export class PostgresCopyColumns {
-  readonly chunkRows: number;
-  private readonly builders: ColumnBuilder[];
+export class PostgresCopyColumns extends ColumnChunks {
   private readonly encodings: PostgresEncoding[];
-  private rows = 0;
   /** The start of a row the last chunk of bytes ended inside. */
   private carry: Buffer | undefined;
   private scratch = Buffer.allocUnsafe(1 << 12);
 
   constructor(encodings: PostgresEncoding[], options: EncodeOptions) {
+    super(encodings, options, (encoding, encodeOptions, capacity) =>
+      (encoding as PostgresEncoding).copy === 'interval'
+        ? new IntervalBuilder(encoding, encodeOptions, capacity)
+        : columnBuilder(encoding, encodeOptions, capacity),
+    );
     this.encodings = encodings;
-    this.chunkRows = Math.max(
-      MIN_CHUNK_ROWS,
-      Math.min(MAX_CHUNK_ROWS, Math.floor(CHUNK_BYTES / (8 * Math.max(1, encodings.length)))),
-    );
-    this.builders = encodings.map((encoding) =>
-      encoding.copy === 'interval'
-        ? new IntervalBuilder(encoding, options, this.chunkRows)
-        : columnBuilder(encoding, options, this.chunkRows),
-    );
   }
 
   /** Reads the rows of `bytes` (a row may continue into the next call); returns the chunks that filled up. */
@@ -75,7 +64,7 @@ export class PostgresCopyColumns {
   /** The rows not yet in a chunk, as one; `undefined` when there are none. */
   finish(): EncodedChunk | undefined {
     if (this.carry) throw new Error('the COPY output ended inside a row');
-    return this.rows > 0 ? this.take() : undefined;
+    return this.pending > 0 ? this.take() : undefined;
   }
 
   /** Reads whole rows from `at`; returns where the first incomplete row starts. */
@@ -107,10 +96,7 @@ export class PostgresCopyColumns {
         this.pushValue(column, data, start, position, escaped);
         position += 1;
       }
-      this.rows += 1;
-      if (this.rows >= this.chunkRows || (this.rows % SIZE_CHECK_ROWS === 0 && this.byteSize() >= CHUNK_BYTES)) {
-        chunks.push(this.take());
-      }
+      if (this.rowDone()) chunks.push(this.take());
     }
     return position;
   }
@@ -151,22 +137,6 @@ export class PostgresCopyColumns {
       out[length++] = ESCAPED.get(next) ?? next;
     }
     return length;
-  }
-
-  private take(): EncodedChunk {
-    const chunk = packChunk(
-      this.builders.map((builder) => builder.finish()),
-      this.rows,
-    );
-    for (const builder of this.builders) builder.reset();
-    this.rows = 0;
-    return chunk;
-  }
-
-  private byteSize(): number {
-    let size = 0;
-    for (const builder of this.builders) size += builder.byteSize();
-    return size;
   }
 }
 

@@ -5,6 +5,7 @@
  * (`parserText`); `postgres-scope.ts` decides which tables may be read.
  */
 import postgresBuild from 'node-sql-parser/build/postgresql.js';
+import { near } from './mysql-table-references.js';
 import { joinTokens, type SqlProblem, type SqlToken } from './sql-tokens.js';
 
 export interface TableReference {
@@ -119,13 +120,6 @@ function operatorRun(tokens: readonly SqlToken[], at: number): { text: string; e
   const run = tokens.slice(at, next);
   const last = run[run.length - 1];
   return last ? { text: run.map((token) => token.text).join(''), end: last.end, next } : undefined;
-}
-
-function near(sql: string, error: unknown): string {
-  const offset = (error as { location?: { start?: { offset?: number } } }).location?.start?.offset;
-  if (typeof offset !== 'number') return '';
-  const rest = sql.slice(offset, offset + 40);
-  return rest ? ` near '${rest}'` : ' at its end';
 }
 
 /**
