@@ -20,11 +20,12 @@ fi
 
 bash scripts/ensure-docker.sh
 npx --no-install tsx sandbox/image/build-image.ts
-# The tests also need a MySQL/MariaDB server, Redis and Chromium (to render the eval report); the demo
-# runs on embedded SQLite files.
+# The tests also need a MySQL/MariaDB server, a PostgreSQL server, Redis, Chromium (to render the eval
+# report) and promtool (to check the alert rules); the demo runs on embedded SQLite files.
 if [ "${1:-}" = "--for-tests" ]; then
   bash scripts/ensure-mariadb.sh >/dev/null
   bash scripts/ensure-postgres.sh >/dev/null
   bash scripts/ensure-redis.sh >/dev/null
   bash scripts/ensure-chromium.sh >/dev/null
+  bash scripts/ensure-promtool.sh >/dev/null
 fi

@@ -24,7 +24,14 @@ import { measuredLlm } from './llm/measured-llm-client.js';
 import type { Logger } from './logger.js';
 import { type OpsServer, startOpsServer } from './ops/ops-server.js';
 import { PrometheusMetrics } from './ops/prometheus-metrics.js';
-import { checkReadiness, databaseCheck, engineCheck, modelCheck, storeCheck } from './ops/readiness.js';
+import {
+  checkReadiness,
+  databaseCheck,
+  engineCheck,
+  modelCheck,
+  type ReadinessResult,
+  storeCheck,
+} from './ops/readiness.js';
 import { AccessPolicy, requirePseudonymSecret } from './policy/access-policy.js';
 import { loadPolicy } from './policy/policy-file.js';
 import type { AuditTrail } from './ports/audit.js';
@@ -188,7 +195,12 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
   const prompts = await loadStagePrompts();
   const playbooks = [...(await loadPlaybooks()), ...(await loadSavedPlaybooks(config.review.playbookDir))];
   let sandbox: DockerSandbox | undefined;
-  const metrics = new PrometheusMetrics({ sandboxStats: () => sandbox?.stats() ?? NO_KERNELS });
+  let readiness: () => Promise<ReadinessResult> = async () => ({ ready: false, checks: {} });
+  const metrics = new PrometheusMetrics({
+    sandboxStats: () => sandbox?.stats() ?? NO_KERNELS,
+    readiness: () => readiness(),
+    sandboxDiskQuotaMb: () => sandbox?.diskQuotaMb,
+  });
   const databases = (await openDatabases(config, logger, options.say ?? (() => {}))).map((database) =>
     measuredDatabase(database, metrics),
   );
@@ -249,19 +261,20 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
   });
   const port = config.operations.httpPort ?? options.defaultHttpPort;
   const engine = sandbox;
+  readiness = () =>
+    checkReadiness([
+      engineCheck(() => engine.ping()),
+      storeCheck(store),
+      ...databases.map((database) => databaseCheck(database)),
+      ...(config.llm.baseUrl ? [modelCheck(config.llm.baseUrl)] : []),
+    ]);
   const ops =
     port === undefined
       ? undefined
       : await startOpsServer({
           port,
           metrics,
-          readiness: () =>
-            checkReadiness([
-              engineCheck(() => engine.ping()),
-              storeCheck(store),
-              ...databases.map((database) => databaseCheck(database)),
-              ...(config.llm.baseUrl ? [modelCheck(config.llm.baseUrl)] : []),
-            ]),
+          readiness,
           logger,
         });
   const retention = options.sweepRetention

@@ -14,6 +14,7 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Metrics, TurnEnd } from '../ports/metrics.js';
+import type { ReadinessResult } from './readiness.js';
 
 /**
  * What the sandbox reports about its kernels: the same fields as `SandboxStats` in
@@ -39,6 +40,18 @@ export interface PrometheusMetricsOptions {
    * not exported at all, rather than reported as a misleading 0.
    */
   sandboxStats?: () => KernelStats;
+  /**
+   * Run at every scrape for `tally_readiness_check_ok` (usually the checks of `/readyz`), so that
+   * Prometheus sees readiness whether or not anything probes `/readyz`. Without it the metric is
+   * not exported.
+   */
+  readiness?: () => Promise<ReadinessResult>;
+  /**
+   * Read at every scrape for `tally_sandbox_disk_quota_enforced` (usually `() => sandbox.diskQuotaMb`):
+   * each session's disk quota in MiB, or undefined where the host cannot mount one. Without it the
+   * metric is not exported.
+   */
+  sandboxDiskQuotaMb?: () => number | undefined;
   /** Also export Node's process metrics (CPU, memory, event loop lag, GC). Default true. */
   processMetrics?: boolean;
 }
@@ -186,6 +199,8 @@ export class PrometheusMetrics implements Metrics {
     for (const resource of ['tokens', 'kernel seconds']) this.spending.inc({ resource }, 0);
 
     if (options.sandboxStats) this.registerSandboxGauges(options.sandboxStats);
+    if (options.readiness) this.registerReadinessGauge(options.readiness);
+    if (options.sandboxDiskQuotaMb) this.registerDiskQuotaGauge(options.sandboxDiskQuotaMb);
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
 
@@ -246,6 +261,37 @@ export class PrometheusMetrics implements Metrics {
   /** Every metric of this instance in the Prometheus text format; reads `sandboxStats` now. */
   async render(): Promise<MetricsExposition> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  private registerReadinessGauge(readiness: () => Promise<ReadinessResult>): void {
+    new Gauge({
+      name: 'tally_readiness_check_ok',
+      help: 'Whether each readiness check of /readyz passes now (1) or fails (0), by check: engine, store, database:<name>, model.',
+      labelNames: ['check'],
+      registers: [this.registry],
+      async collect() {
+        let result: ReadinessResult;
+        try {
+          result = await readiness();
+        } catch {
+          result = { ready: false, checks: { readiness: { ok: false, ms: 0 } } };
+        }
+        // Checks come and go with the configuration: only the ones just run are exported.
+        this.reset();
+        for (const [check, outcome] of Object.entries(result.checks)) this.set({ check }, outcome.ok ? 1 : 0);
+      },
+    });
+  }
+
+  private registerDiskQuotaGauge(diskQuotaMb: () => number | undefined): void {
+    new Gauge({
+      name: 'tally_sandbox_disk_quota_enforced',
+      help: "Whether each session's files live on a filesystem of TALLY_SANDBOX_DISK_MB (1) or on plain folders without a total quota (0).",
+      registers: [this.registry],
+      collect() {
+        this.set(diskQuotaMb() === undefined ? 0 : 1);
+      },
+    });
   }
 
   private registerSandboxGauges(sandboxStats: () => KernelStats): void {
