@@ -278,8 +278,12 @@ describe('tally ask says how it ended with its exit code', () => {
 
   it.each([
     [
-      ['How many customers?', '--db', 'postgres://somewhere/telco'],
-      /^tally ask: --db postgres:\/\/somewhere\/telco: use mysql:\/\/user:password@host:port\/database or sqlite:path\/to\/file\.db$/,
+      ['How many customers?', '--db', 'oracle://somewhere/telco'],
+      /^tally ask: --db oracle:\/\/somewhere\/telco: use mysql:\/\/user:password@host:port\/database, postgres:\/\/user:password@host:port\/database\[\?schema=name\] or sqlite:path\/to\/file\.db$/,
+    ],
+    [
+      ['How many customers?', '--db', 'postgres://tally:secret@127.0.0.1:1/telco_db'],
+      /^tally ask: --db postgres:\/\/tally:\*\*\*@127\.0\.0\.1:1\/telco_db: Database 'telco_db' cannot be reached: .*Check DATABASE_URL/,
     ],
     [
       ['How many customers?', '--db', 'mysql://tally:secret@127.0.0.1:1/telco_db'],
