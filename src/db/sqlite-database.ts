@@ -7,9 +7,10 @@ import { access, constants } from 'node:fs/promises';
 import { DatabaseUnavailableError, QueryFailedError } from '../errors.js';
 import type { TableDescription, TableInfo } from '../ports/database.js';
 import { type ColumnEncoding, sqliteColumnEncoding } from './column-kind.js';
-import { type EncodedChunk, type EncodeOptions, encodeColumns } from './extract/encode-chunk.js';
+import type { EncodedChunk, EncodeOptions } from './extract/encode-chunk.js';
 import type { RowSource } from './extract/extract-into-kernel.js';
-import { type ColumnBatch, SqliteRunner } from './sqlite-runner.js';
+import { encodeSqliteBatch, type SqliteBatch } from './sqlite-batch.js';
+import { SqliteRunner } from './sqlite-runner.js';
 import { StreamingDatabase, type StreamingDatabaseOptions } from './streaming-database.js';
 import { describeFromSample } from './table-metadata.js';
 
@@ -97,10 +98,10 @@ export class SqliteDatabase extends StreamingDatabase {
     timeoutMs: number,
     signal: AbortSignal | undefined,
     use: (source: RowSource) => Promise<T>,
-    _batchRows?: number,
+    batchRows?: number,
     columnar?: EncodeOptions,
   ): Promise<T> {
-    return this.runner.run(statement, timeoutMs, signal, (running) => {
+    return this.runner.run(statement, { timeoutMs, signal, batchRows }, (running) => {
       const columns = running.columns.map((column) => ({
         name: column.name,
         type: column.type ?? '',
@@ -119,11 +120,11 @@ export class SqliteDatabase extends StreamingDatabase {
 }
 
 async function* encodeBatches(
-  batches: AsyncIterable<ColumnBatch>,
+  batches: AsyncIterable<SqliteBatch>,
   encodings: ColumnEncoding[],
   options: EncodeOptions,
 ): AsyncGenerator<EncodedChunk> {
-  for await (const batch of batches) yield encodeColumns(batch.columns, batch.rows, encodings, options);
+  for await (const batch of batches) yield encodeSqliteBatch(batch, encodings, options);
 }
 
 function quote(identifier: string): string {
