@@ -62,7 +62,7 @@ export interface BudgetSettings {
   kernelMinutesPerDay: number | undefined;
 }
 
-/** A database tally may read: `mysql://…` or `sqlite:path`. */
+/** A database tally may read: `mysql://…`, `postgres://…` or `sqlite:path`. */
 export interface DatabaseSettings {
   /** How people and the model name it, e.g. `telco_db`. */
   name: string;
@@ -72,7 +72,7 @@ export interface DatabaseSettings {
   /** Where it was given when not an environment variable (`--db` of `tally ask`), for messages. */
   givenBy?: string;
   /**
-   * MySQL: schemas besides the URL's database that statements may read (DATABASE_SCHEMAS_<NAME>,
+   * MySQL/PostgreSQL: schemas besides the URL's database (or schema) that statements may read (DATABASE_SCHEMAS_<NAME>,
    * e.g. DATABASE_SCHEMAS_TELCO_DB=telco_archive).
    */
   schemas?: string[];

@@ -1,6 +1,6 @@
 /**
  * The database port: read-only access to a relational database, and extraction of a query's rows
- * into a session's kernel as a pandas DataFrame. Implemented in `src/db/` for MySQL/MariaDB and SQLite.
+ * into a session's kernel as a pandas DataFrame. Implemented in `src/db/` for MySQL/MariaDB, PostgreSQL and SQLite.
  */
 import type { Kernel } from './sandbox.js';
 
