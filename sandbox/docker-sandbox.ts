@@ -6,11 +6,17 @@
  */
 import { randomBytes } from 'node:crypto';
 import type Docker from 'dockerode';
-import { KernelStartError, SandboxEngineUnavailableError, SandboxImageMissingError } from '../src/errors.js';
+import {
+  KernelStartError,
+  SandboxEngineUnavailableError,
+  SandboxImageMissingError,
+  SandboxWorkspaceHiddenError,
+} from '../src/errors.js';
 import type { Logger } from '../src/logger.js';
 import type { AcquireOptions, Kernel, Sandbox } from '../src/ports/sandbox.js';
 import type { SandboxLimits } from './container-spec.js';
 import { DockerKernel } from './docker-kernel.js';
+import { engineSeesFolder, type VisibilityProbe } from './engine-visibility.js';
 import { KernelAdmission } from './kernel-admission.js';
 import { LoopFilesystem } from './loop-filesystem.js';
 import { reapOrphans } from './reap-orphans.js';
@@ -117,6 +123,9 @@ export class DockerSandbox implements Sandbox {
       });
     const sandbox = new DockerSandbox(options);
     await reapOrphans(options);
+    if (!(await engineSeesFolder(sandbox.visibility, options.workspaceRoot))) {
+      throw new SandboxWorkspaceHiddenError(options.workspaceRoot);
+    }
     await sandbox.checkDiskQuota();
     sandbox.pool.fill();
     const every = Math.max(1000, Math.min(60_000, Math.floor(options.idleTtlMs / 2)));
@@ -310,15 +319,22 @@ export class DockerSandbox implements Sandbox {
    */
   private async checkDiskQuota(): Promise<void> {
     const diskMb = this.options.diskMb ?? 2048;
-    const failure = await LoopFilesystem.probe(this.options.workspaceRoot);
+    const failure = await LoopFilesystem.probe(this.options.workspaceRoot, async (inside) => {
+      if (await engineSeesFolder(this.visibility, inside)) return undefined;
+      return `the Docker engine does not see filesystems mounted in ${this.options.workspaceRoot}: mount TALLY_HOME into tally's container with bind propagation rshared (on a shared mount on the host)`;
+    });
     if (failure === undefined) {
       this.diskMb = diskMb;
       return;
     }
     this.options.logger.warn(
       { reason: failure, diskMb },
-      'TALLY_SANDBOX_DISK_MB is not enforced: this host cannot mount a filesystem per session (it needs root, loop devices and mkfs.ext4), so workspaces have no total quota',
+      "TALLY_SANDBOX_DISK_MB is not enforced: tally cannot mount a filesystem per session that kernels see (it needs root, loop devices and mkfs.ext4; in a container also CAP_SYS_ADMIN, the host's /dev and shared mount propagation), so workspaces have no total quota",
     );
+  }
+
+  private get visibility(): VisibilityProbe {
+    return { docker: this.options.docker, image: this.options.image, instance: this.options.instance };
   }
 }
 

@@ -77,16 +77,24 @@ export class LoopFilesystem {
   /**
    * Says why loop filesystems cannot be made in `folder`, or undefined when they can: it makes,
    * mounts and removes a small one. Not root (rootless Docker, Docker Desktop), no loop devices or
-   * no mkfs.ext4 all show here.
+   * no mkfs.ext4 all show here. `visible`, when given, is asked whether a folder made inside the
+   * mounted filesystem is seen by whoever must see it (the Docker engine, when tally runs in a
+   * container: the mount reaches the host only with shared propagation); its answer is the reason.
    */
-  static async probe(folder: string): Promise<string | undefined> {
+  static async probe(
+    folder: string,
+    visible?: (inside: string) => Promise<string | undefined>,
+  ): Promise<string | undefined> {
     const name = `.probe-${randomBytes(4).toString('hex')}`;
     const mountPath = join(folder, name);
     try {
       await mkdir(mountPath, { mode: 0o700 });
       const probe = await LoopFilesystem.create({ imagePath: `${mountPath}.ext4`, mountPath, sizeMb: PROBE_SIZE_MB });
-      await probe.remove();
-      return undefined;
+      try {
+        return await visible?.(mountPath);
+      } finally {
+        await probe.remove();
+      }
     } catch (error) {
       return error instanceof Error ? error.message : String(error);
     } finally {

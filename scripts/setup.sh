@@ -21,8 +21,12 @@ fi
 bash scripts/ensure-docker.sh
 npx --no-install tsx sandbox/image/build-image.ts
 # The tests also need a MySQL/MariaDB server, a PostgreSQL server, Redis, Chromium (to render the eval
-# report) and promtool (to check the alert rules); the demo runs on embedded SQLite files.
+# report), promtool (to check the alert rules), Compose and the tally image (to run the deployment
+# stack) and systemd-analyze (to check the service unit); the demo runs on embedded SQLite files.
 if [ "${1:-}" = "--for-tests" ]; then
+  npx --no-install tsx deploy/build-image.ts
+  bash scripts/ensure-compose.sh >/dev/null
+  bash scripts/ensure-systemd-analyze.sh >/dev/null
   bash scripts/ensure-mariadb.sh >/dev/null
   bash scripts/ensure-postgres.sh >/dev/null
   bash scripts/ensure-redis.sh >/dev/null

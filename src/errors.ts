@@ -47,6 +47,17 @@ export class SandboxImageMissingError extends AppError {
   }
 }
 
+/** The engine does not see tally's workspaces at their paths (tally in a container, or a remote engine). */
+export class SandboxWorkspaceHiddenError extends AppError {
+  constructor(folder: string) {
+    super(
+      'SANDBOX_WORKSPACE_HIDDEN',
+      `The Docker engine does not see ${folder}, where kernels' files go: tally runs in a container or the engine on another machine. Mount TALLY_HOME at the same path on both sides (docker run -v /var/lib/tally:/var/lib/tally -e TALLY_HOME=/var/lib/tally).`,
+      { details: { folder } },
+    );
+  }
+}
+
 /** Why a kernel did not start: the first two pass (its start is retried), the others need a change. */
 export type KernelStartFailure = 'overloaded' | 'engine' | 'out_of_memory' | 'exited';
 

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Makes sure the sandbox's base image exists. Uses a local copy if present, else tries
 # 'docker pull'; where no registry answers, builds a minimal Debian bookworm with debootstrap and
-# imports it. Prints the base image reference on stdout.
+# imports it, with the updates and security suites listed like a pulled image's. Prints the base
+# image reference on stdout. The sandbox, the tally image and the compose stack's images build on it.
 #   BASE_IMAGE      the image to use (default debian:bookworm-slim)
 #   DEBIAN_MIRROR   mirror for debootstrap (default: the host's apt mirror, else deb.debian.org)
+#   DEBIAN_SECURITY_MIRROR   mirror of the security suite (default http://deb.debian.org/debian-security)
 set -euo pipefail
 
 base=${BASE_IMAGE:-debian:bookworm-slim}
-local_base=tally/bookworm-base:1
+local_base=tally/bookworm-base:2
 say() { printf 'tally image: %s\n' "$*" >&2; }
 
 if docker image inspect "$base" >/dev/null 2>&1; then echo "$base"; exit 0; fi
@@ -38,6 +40,9 @@ debootstrap --variant=minbase bookworm "$root" "$mirror" >"$root.log" 2>&1 \
   || { say "debootstrap failed; see $root.log"; exit 1; }
 rm -f "$root.log"
 rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
+# debootstrap lists only 'bookworm main': add the suites that carry the security fixes.
+printf '%s\n' "deb $mirror bookworm main" "deb $mirror bookworm-updates main" \
+  "deb ${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security} bookworm-security main" > "$root/etc/apt/sources.list"
 tar -C "$root" -c . | docker import -c 'CMD ["/bin/bash"]' - "$local_base" >/dev/null
 say "built $local_base"
 echo "$local_base"

@@ -60,6 +60,10 @@ export interface ScriptedModelServerOptions {
    * Default {@link hashedWordVector}.
    */
   embed?: (text: string) => number[] | ScriptFault;
+  /** Interface to listen on; default `127.0.0.1`. `url` names it, or `advertisedHost` when set. */
+  host?: string;
+  /** Host name clients reach it by, e.g. `host.docker.internal` from a container; default `host`. */
+  advertisedHost?: string;
 }
 
 export interface ScriptedModelServer {
@@ -206,12 +210,12 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
   });
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolveListen());
+    server.listen(0, options.host ?? '127.0.0.1', () => resolveListen());
   });
   const { port } = server.address() as AddressInfo;
 
   return {
-    url: `http://127.0.0.1:${port}/v1`,
+    url: `http://${options.advertisedHost ?? options.host ?? '127.0.0.1'}:${port}/v1`,
     requests,
     get chatRequests() {
       return requests.filter((request) => request.path.startsWith('/v1/chat/completions'));

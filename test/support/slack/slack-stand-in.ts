@@ -63,12 +63,19 @@ export interface SlackStandInOptions {
   ackTimeoutMs?: number;
   /** How long a trigger id stays valid for `views.open`, in milliseconds; default 3000 (as Slack). */
   triggerTtlMs?: number;
+  /** Interface to listen on; default `127.0.0.1`. */
+  host?: string;
+  /**
+   * Host name the app reaches the stand-in by, in `apiUrl`, `url` and the Socket Mode and file URLs
+   * it hands out (e.g. `host.docker.internal` for tally in a container); default `host`.
+   */
+  advertisedHost?: string;
   /** Several app connections (replicas): events go to the latest (default) or to each in turn, like Slack's random pick. */
   spread?: 'latest' | 'in-turn';
 }
 
 export interface SlackStandIn {
-  /** `http://127.0.0.1:<port>/api/`, for `clientOptions.slackApiUrl`. */
+  /** `http://127.0.0.1:<port>/api/` (or the advertised host), for `clientOptions.slackApiUrl`. */
   readonly apiUrl: string;
   /** `http://127.0.0.1:<port>`. */
   readonly url: string;
@@ -181,16 +188,17 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     if ((request.url ?? '').startsWith('/link')) socket.handleUpgrade(request, duplex, head);
     else duplex.destroy();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${options.advertisedHost ?? host}:${port}`;
 
   const echoBotMessages = options.echoBotMessages ?? true;
   const methods: MethodContext = {
     state,
     ids,
     baseUrl: url,
-    openConnection: () => socket.issueUrl(`ws://127.0.0.1:${port}`),
+    openConnection: () => socket.issueUrl(`ws://${options.advertisedHost ?? host}:${port}`),
     botPosted: (message) => {
       if (!echoBotMessages || !socket.isConnected()) return;
       const event = messageEvent(message, state.channelType(message.channel), ids.teamId);
