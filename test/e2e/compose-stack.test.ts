@@ -6,6 +6,7 @@
  * name). Kernels are real containers on the host's engine, started by tally from inside its container.
  */
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -173,6 +174,22 @@ describe('the compose stack', () => {
     expect(counted.code, counted.stderr).toBe(0);
     expect(botTexts(threadTs)).toContain(`user_churn has ${counted.stdout.trim()} rows.`);
   }, 180_000);
+
+  it('a crashed tally (its process killed) is brought back by the restart policy', async () => {
+    const id = await stack.containerOf('tally');
+    const inspect = async (format: string) => (await dockerCli(['inspect', '-f', format, id])).stdout.trim();
+    const restarts = Number(await inspect('{{.RestartCount}}'));
+    // PID 1 is tini; tally's node is its only child. SIGKILL leaves it no chance to clean up.
+    const tini = await inspect('{{.State.Pid}}');
+    const node = (await readFile(`/proc/${tini}/task/${tini}/children`, 'utf8')).trim().split(' ')[0];
+    process.kill(Number(node), 'SIGKILL');
+    await waitUntil(
+      async () => (Number(await inspect('{{.RestartCount}}')) > restarts ? true : undefined),
+      60_000,
+      'the engine to restart tally',
+    );
+    await ready();
+  }, 120_000);
 
   it('killed mid-turn (docker kill), the restarted container finishes the message, once', async () => {
     const threadTs = await slack.mention({ user: ANN, channel: CHANNEL, text: 'what is x plus one?' });
