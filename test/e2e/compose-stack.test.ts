@@ -18,6 +18,7 @@ import {
 } from '../../src/demo/scripted-model-server.js';
 import { baseImage, type ComposeStack, createComposeStack, freePort, hostGateway } from '../support/compose-stack.js';
 import { containersOf, requireSandboxImage } from '../support/docker.js';
+import { heldReply } from '../support/held-reply.js';
 import { type SlackStandIn, startSlackStandIn } from '../support/slack/slack-stand-in.js';
 import { dockerCli, requireTallyImage } from '../support/tally-image.js';
 
@@ -32,11 +33,8 @@ let model: ScriptedModelServer;
 let opsPort = 0;
 let prometheusPort = 0;
 let upToReadyMs = 0;
-let releaseHungReply: () => void = () => {};
-let reachedHungReply: () => void = () => {};
-const hungReplyReached = new Promise<void>((resolve) => {
-  reachedHungReply = resolve;
-});
+/** Released when the process is dead: the model's reply it waited on never reaches it. */
+const hung = heldReply('this reply goes to a dead container');
 
 const script: ScriptStep[] = [
   // First mention: a count from MariaDB, through tally's read-only user.
@@ -46,13 +44,7 @@ const script: ScriptStep[] = [
   // Second mention: the tally container is killed while this turn waits on the model.
   callTool('triage', { verdict: 'answerable' }),
   callTool('run_python', { code: 'x = 41' }),
-  async () => {
-    reachedHungReply();
-    await new Promise<void>((resolve) => {
-      releaseHungReply = resolve;
-    });
-    return say('this reply goes to a dead container');
-  },
+  hung.step,
   callTool('run_python', { code: 'print(x + 1)' }),
   (context) => say(`The answer is ${context.lastToolResult?.content.match(/\d+/)?.[0]}.`),
 ];
@@ -130,7 +122,7 @@ beforeAll(async () => {
 }, 1_200_000);
 
 afterAll(async () => {
-  releaseHungReply();
+  hung.release();
   await stack?.remove();
   await slack?.close();
   await model?.close();
@@ -193,10 +185,10 @@ describe('the compose stack', () => {
 
   it('killed mid-turn (docker kill), the restarted container finishes the message, once', async () => {
     const threadTs = await slack.mention({ user: ANN, channel: CHANNEL, text: 'what is x plus one?' });
-    await hungReplyReached;
+    await hung.reached;
     const id = await stack.containerOf('tally');
     expect((await dockerCli(['kill', id])).code).toBe(0);
-    releaseHungReply();
+    hung.release();
     // `docker kill` counts as an operator's stop: the restart policy leaves it stopped; start it again.
     const started = await stack.compose(['start', 'tally']);
     expect(started.code, started.stderr).toBe(0);

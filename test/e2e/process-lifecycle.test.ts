@@ -15,6 +15,7 @@ import {
   startScriptedModelServer,
 } from '../../src/demo/scripted-model-server.js';
 import { containersOf } from '../support/docker.js';
+import { heldReply } from '../support/held-reply.js';
 import { createRedisTestSpace, type RedisTestSpace } from '../support/redis.js';
 import { type SlackStandIn, startSlackStandIn } from '../support/slack/slack-stand-in.js';
 import { startTallyProcess, type TallyProcess } from '../support/tally-process.js';
@@ -29,25 +30,15 @@ let redis: RedisTestSpace;
 let slack: SlackStandIn;
 let model: ScriptedModelServer;
 const children: TallyProcess[] = [];
-/** Released when the first process is dead: the model's reply it waited on never reaches it. */
-let releaseHungReply: () => void = () => {};
-let reachedHungReply: () => void = () => {};
-const hungReplyReached = new Promise<void>((resolve) => {
-  reachedHungReply = resolve;
-});
+/** Released when the process is dead: the model's reply it waited on never reaches it. */
+const hung = heldReply('this reply goes to a dead process');
 const seenAfterRestart: string[] = [];
 
 const script: ScriptStep[] = [
   callTool('triage', { verdict: 'answerable' }),
   callTool('run_python', { code: 'x = 41' }),
   // The first process waits here for the model and is killed meanwhile.
-  async () => {
-    reachedHungReply();
-    await new Promise<void>((resolve) => {
-      releaseHungReply = resolve;
-    });
-    return say('this reply goes to a dead process');
-  },
+  hung.step,
   // The second process goes on from the saved turn: the first cell's result is in the conversation.
   (context) => {
     seenAfterRestart.push(context.messages.map((message) => String(message.content ?? '')).join('\n'));
@@ -92,7 +83,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  releaseHungReply();
+  hung.release();
   for (const child of children) child.kill('SIGKILL');
   await Promise.all(children.map((child) => child.exited));
   await slack?.close();
@@ -108,7 +99,7 @@ describe('tally as a process', () => {
     const first = start();
     await slack.connected();
     threadTs = await slack.mention({ user: ANN, channel: CHANNEL, text: 'what is x plus one?' });
-    await hungReplyReached;
+    await hung.reached;
     const lockKey = `${redis.keyPrefix}:lock:thread:slack:${slack.ids.teamId}:${CHANNEL}:${threadTs}`;
     expect(await redis.client.exists(lockKey)).toBe(1);
     first.kill('SIGKILL');
@@ -117,7 +108,7 @@ describe('tally as a process', () => {
     const left = await redis.client.pTTL(lockKey);
     expect(left).toBeGreaterThan(0);
     expect(left).toBeLessThanOrEqual(LOCK_TTL_MS);
-    releaseHungReply();
+    hung.release();
 
     const second = start();
     await slack.waitFor(() => botTexts(threadTs).some((text) => text.startsWith('The answer is')), 90_000);

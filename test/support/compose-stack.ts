@@ -4,33 +4,18 @@
  * under a project name of its own, on a TALLY_DATA folder that is a shared mount (as `/` is on a
  * systemd host), so the loop mounts tally makes in its container reach the engine.
  */
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { type DockerRun, dockerCli } from './tally-image.js';
+import { type DockerRun, dockerCli, runCommand } from './tally-image.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const run = promisify(execFile);
-
-async function exec(command: string, args: string[], cwd: string, timeoutMs: number): Promise<DockerRun> {
-  return run(command, args, { cwd, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code?: number; stdout?: string; stderr?: string }) => ({
-      code: typeof error.code === 'number' ? error.code : -1,
-      stdout: error.stdout ?? '',
-      stderr: error.stderr ?? '',
-    }),
-  );
-}
-
 /** Must succeed: the command's output on failure. */
 async function must(command: string, args: string[], cwd = ROOT, timeoutMs = 120_000): Promise<string> {
-  const result = await exec(command, args, cwd, timeoutMs);
+  const result = await runCommand(command, args, cwd, timeoutMs);
   if (result.code !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.code}): ${result.stderr}`);
   return result.stdout.trim();
 }
@@ -113,7 +98,7 @@ export async function createComposeStack(options: ComposeStackOptions): Promise<
   const project = `tallytest${randomBytes(4).toString('hex')}`;
   const files = ['compose.yaml', ...options.files, 'compose.test.yaml'].flatMap((file) => ['-f', file]);
   const compose = (args: string[], timeoutMs = 600_000) =>
-    exec(command, [...prefix, '-p', project, ...files, '--env-file', 'tally.env', ...args], dir, timeoutMs);
+    runCommand(command, [...prefix, '-p', project, ...files, '--env-file', 'tally.env', ...args], dir, timeoutMs);
   return {
     project,
     data,
@@ -122,7 +107,7 @@ export async function createComposeStack(options: ComposeStackOptions): Promise<
     logs: async () => (await compose(['logs', '--no-color', '--tail', '20'])).stdout,
     remove: async () => {
       await compose(['down', '-v', '--remove-orphans'], 180_000);
-      await exec('umount', ['--lazy', data], ROOT, 30_000);
+      await runCommand('umount', ['--lazy', data], ROOT, 30_000);
       await rm(data, { recursive: true, force: true });
       await rm(dir, { recursive: true, force: true });
     },

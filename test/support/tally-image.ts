@@ -30,9 +30,9 @@ export interface DockerRun {
   stderr: string;
 }
 
-/** `docker <args>` to its end; never throws on a non-zero exit. */
-export function dockerCli(args: string[], timeoutMs = 240_000): Promise<DockerRun> {
-  return promisify(execFile)('docker', args, { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }).then(
+/** `command <args>` to its end, in `cwd`; never throws on a non-zero exit. */
+export function runCommand(command: string, args: string[], cwd?: string, timeoutMs = 240_000): Promise<DockerRun> {
+  return promisify(execFile)(command, args, { cwd, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (error: { code?: number; stdout?: string; stderr?: string }) => ({
       code: typeof error.code === 'number' ? error.code : -1,
@@ -41,6 +41,9 @@ export function dockerCli(args: string[], timeoutMs = 240_000): Promise<DockerRu
     }),
   );
 }
+
+/** `docker <args>` to its end; never throws on a non-zero exit. */
+export const dockerCli = (args: string[], timeoutMs?: number) => runCommand('docker', args, undefined, timeoutMs);
 
 /** Arguments that run the image as the README does: the engine's socket, TALLY_HOME at the same path. */
 export async function tallyRunArguments(home: string, env: Record<string, string>): Promise<string[]> {
