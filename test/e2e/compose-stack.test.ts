@@ -129,7 +129,7 @@ afterAll(async () => {
 }, 240_000);
 
 describe('the compose stack', () => {
-  it('is ready through the published port, enforces the disk quota, and Prometheus scrapes tally', async () => {
+  it('is ready through the published port, enforces the disk quota, keeps Redis on disk, and Prometheus scrapes tally', async () => {
     expect(upToReadyMs).toBeGreaterThan(0);
     const metrics = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text();
     // Root, privileged and shared propagation: each session gets its own filesystem the engine sees.
@@ -148,6 +148,9 @@ describe('the compose stack', () => {
       'Prometheus to scrape tally',
     );
     expect(target.labels.instance).toBe('tally:9464');
+    // Redis keeps tally's store on its volume: every write goes to its append-only file.
+    const appendonly = await stack.compose(['exec', '-T', 'redis', 'redis-cli', 'config', 'get', 'appendonly']);
+    expect(appendonly.stdout.trim().split(/\s+/)).toEqual(['appendonly', 'yes']);
   }, 120_000);
 
   it('answers a mention in its thread from MariaDB, through the read-only user', async () => {

@@ -19,6 +19,7 @@ let dir: string;
 let compose: string[];
 
 interface Service {
+  command?: string[];
   environment?: Record<string, string>;
   ports?: unknown[];
   volumes?: unknown[];
@@ -27,10 +28,10 @@ interface Service {
   depends_on?: Record<string, { condition: string }>;
 }
 
-async function config(files: string[]): Promise<Record<string, Service>> {
+async function config(files: string[], envFile = 'tally.env'): Promise<Record<string, Service>> {
   const [command = 'docker-compose', ...prefix] = compose;
   const flags = ['compose.yaml', ...files].flatMap((file) => ['-f', file]);
-  const { stdout } = await run(command, [...prefix, ...flags, '--env-file', 'tally.env', 'config'], { cwd: dir });
+  const { stdout } = await run(command, [...prefix, ...flags, '--env-file', envFile, 'config'], { cwd: dir });
   return (parse(stdout) as { services: Record<string, Service> }).services;
 }
 
@@ -43,6 +44,8 @@ beforeAll(async () => {
     const example = await readFile(join(dir, `${name}.env.example`), 'utf8');
     writeFileSync(join(dir, `${name}.env`), example.replace(/^(\w+(?:PASSWORD|TOKEN|KEY))=$/gm, '$1=secret-value'));
   }
+  const slack = await readFile(join(dir, 'tally.env'), 'utf8');
+  writeFileSync(join(dir, 'discord.env'), slack.replace(/^TALLY_CHAT=slack$/m, 'TALLY_CHAT=discord'));
 }, 60_000);
 
 afterAll(async () => {
@@ -62,6 +65,12 @@ describe('the compose files', () => {
     for (const file of ['compose.yaml', 'tally-service.yaml', 'compose.mariadb.yaml', 'compose.replicas.yaml']) {
       expect(await readFile(join(ROOT, 'deploy', file), 'utf8')).not.toMatch(/(PASSWORD|TOKEN|API_KEY)\s*[:=]\s*\S/);
     }
+  });
+
+  it('serves the chat the env file names: Slack by default, Discord with TALLY_CHAT=discord', async () => {
+    expect((await config([])).tally?.command).toEqual(['slack']);
+    const discord = await config(['compose.replicas.yaml'], 'discord.env');
+    expect([discord.tally?.command, discord['tally-2']?.command]).toEqual([['discord'], ['discord']]);
   });
 
   it('with compose.replicas.yaml: a second tally with its own instance and port, scraped too', async () => {
