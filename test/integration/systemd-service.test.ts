@@ -1,6 +1,6 @@
 /**
  * deploy/systemd/tally@.service under a real systemd: PID 1 of a container (the test host's init is
- * not systemd), with this checkout at /opt/tally, this node at /usr/bin/node and the host's Docker
+ * not systemd), with this checkout's files at /opt/tally, this node at /usr/bin/node and the host's Docker
  * engine through its socket, as on a host. The unit is installed as an operator would; a drop-in of
  * the test's own only moves TALLY_HOME to a folder that has the same path on the host (kernels mount
  * their workspaces by path) and names the kernels' instance. `tally@demo` runs the demo: a command
@@ -29,6 +29,14 @@ const CONTAINER = `tally-systemd-test-${suffix}`;
 const INSTANCE = `systemd-${suffix}`;
 /** Not under /tmp: the unit's PrivateTmp= would hide it from tally. */
 const HOST_FOLDER = `/var/lib/tally-systemd-test-${suffix}`;
+/**
+ * What of this checkout goes to /opt/tally, each mounted on its own: the checkout's own folder may be
+ * private to root (a fresh clone in a mktemp folder is 0700), and user tally must pass /opt/tally.
+ */
+const CHECKOUT = [
+  ...['package.json', 'tsconfig.json', 'node_modules', 'src', 'adapters', 'sandbox'],
+  ...['prompts', 'telco_data', 'eval', 'scripts', 'deploy'],
+];
 const RUN_TIMEOUT_MS = 150_000;
 const TEST_TIMEOUT_MS = RUN_TIMEOUT_MS + 30_000;
 
@@ -186,7 +194,8 @@ beforeAll(async () => {
     ...['--cap-add', 'SYS_ADMIN', '--cap-add', 'SYS_PTRACE', '--cap-add', 'NET_ADMIN', '--cap-add', 'DAC_READ_SEARCH'],
     ...['--security-opt', 'seccomp=unconfined', '--security-opt', 'apparmor=unconfined'],
     ...['--device-cgroup-rule', 'b 7:* rwm', '--device-cgroup-rule', 'c 10:237 rwm', '-v', '/dev:/dev'],
-    ...['-v', '/sys/fs/cgroup:/sys/fs/cgroup:rw', '-v', `${ROOT}:/opt/tally:ro`],
+    ...['-v', '/sys/fs/cgroup:/sys/fs/cgroup:rw'],
+    ...CHECKOUT.flatMap((entry) => ['-v', `${join(ROOT, entry)}:/opt/tally/${entry}:ro`]),
     ...['-v', `${process.execPath}:/usr/bin/node:ro`, '-v', `${socket}:/run/docker.sock`],
     ...['-v', `${HOST_FOLDER}:${HOST_FOLDER}:rshared`, image],
   ]);
