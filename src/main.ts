@@ -3,21 +3,9 @@
  * command's own file. `--help`/`-h` on any command prints its usage and runs nothing; every command ends with
  * the one exit-code table of `exit-codes.ts`.
  */
-import { Readable } from 'node:stream';
-import { ConsoleAdapter } from '../adapters/console/console-adapter.js';
-import { askCommand } from './ask/ask-command.js';
-import { auditCommand } from './audit/audit-command.js';
 import { COMMAND_USAGE, commandUsage, usage, version, wantsHelp } from './cli-usage.js';
-import { consoleCommand } from './console-command.js';
 import { AppError } from './errors.js';
-import { evalCommand } from './eval/eval-command.js';
 import { exitCodeOf } from './exit-codes.js';
-import { exportTrainingCommand } from './export-training-command.js';
-import { knowledgeCommand } from './knowledge/knowledge-command.js';
-import { policyCommand } from './policy/policy-command.js';
-import { forgetCommand } from './retention/forget-command.js';
-import { schedulesCommand } from './schedules/schedules-command.js';
-import { serveCommand } from './serve-command.js';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -48,33 +36,41 @@ async function main(argv: string[]): Promise<number> {
     print(help);
     return 0;
   }
+  // Each command's modules load only when it runs: the chat SDKs, the database drivers and the SQL
+  // parser take seconds to load, which `--version`, `--help` or `ask` should not wait for.
   switch (command) {
     case 'export-training':
-      return exportTrainingCommand(rest);
+      return (await import('./export-training-command.js')).exportTrainingCommand(rest);
     case 'eval':
-      return evalCommand(rest, print);
+      return (await import('./eval/eval-command.js')).evalCommand(rest, print);
     case 'slack':
     case 'discord':
-      return serveCommand(command, rest);
+      return (await import('./serve-command.js')).serveCommand(command, rest);
     case 'schedules':
-      return schedulesCommand(rest);
+      return (await import('./schedules/schedules-command.js')).schedulesCommand(rest);
     case 'policy':
-      return policyCommand(rest, print);
+      return (await import('./policy/policy-command.js')).policyCommand(rest, print);
     case 'audit':
-      return auditCommand(rest, print);
+      return (await import('./audit/audit-command.js')).auditCommand(rest, print);
     case 'forget':
-      return forgetCommand(rest, print);
+      return (await import('./retention/forget-command.js')).forgetCommand(rest, print);
     case 'knowledge':
-      return knowledgeCommand(rest, print);
-    case 'ask':
+      return (await import('./knowledge/knowledge-command.js')).knowledgeCommand(rest, print);
+    case 'ask': {
+      const [{ askCommand }, { ConsoleAdapter }, { Readable }] = await Promise.all([
+        import('./ask/ask-command.js'),
+        import('../adapters/console/console-adapter.js'),
+        import('node:stream'),
+      ]);
       return askCommand(rest, {
         env: process.env,
         stdout: process.stdout,
         stderr: process.stderr,
         openConsole: (options) => new ConsoleAdapter({ ...options, input: Readable.from([]), prompt: false }),
       });
+    }
     default:
-      return consoleCommand(command as 'demo' | 'chat', rest);
+      return (await import('./console-command.js')).consoleCommand(command as 'demo' | 'chat', rest);
   }
 }
 
