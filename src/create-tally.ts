@@ -25,6 +25,7 @@ import type { Logger } from './logger.js';
 import { type OpsServer, startOpsServer } from './ops/ops-server.js';
 import { PrometheusMetrics } from './ops/prometheus-metrics.js';
 import {
+  chatCheck,
   checkReadiness,
   databaseCheck,
   engineCheck,
@@ -80,6 +81,8 @@ export interface CreateTallyOptions {
   say?: (line: string) => void;
   /** Serve /healthz, /readyz and /metrics here when TALLY_HTTP_PORT is not set (the chat services). */
   defaultHttpPort?: number;
+  /** Whether the chat platform can reach this process now; `/readyz` reports it as `chat` (the chat services). */
+  chatConnected?: () => boolean;
   /** Warn at start-up when no access policy is set (the chat services, where many people reach tally). */
   warnWithoutPolicy?: boolean;
   /** Stop when a database account can do more than read, unless TALLY_REQUIRE_READONLY says otherwise. Default false. */
@@ -267,6 +270,7 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
       storeCheck(store),
       ...databases.map((database) => databaseCheck(database)),
       ...(config.llm.baseUrl ? [modelCheck(config.llm.baseUrl)] : []),
+      ...(options.chatConnected ? [chatCheck(options.chatConnected)] : []),
     ]);
   const ops =
     port === undefined

@@ -42,6 +42,7 @@ export async function serveChat<A extends ChatAdapter>(
     warnWithoutPolicy: true,
     sweepRetention: true,
     ...options,
+    chatConnected: () => adapter?.isConnected() ?? false,
     post: (threadKey, post) => {
       if (!adapter) throw new Error('the chat adapter is not ready');
       watch.seen(threadKey, post);

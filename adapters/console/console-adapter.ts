@@ -96,6 +96,11 @@ export class ConsoleAdapter implements ChatAdapter {
     return this.closed;
   }
 
+  /** Reading its input: started, and neither `exit` typed nor the input ended. */
+  isConnected(): boolean {
+    return this.lines !== undefined && !this.inputEnded;
+  }
+
   /** Stops reading; what was read and not yet handled is dropped (a running message goes on). */
   async stop(): Promise<void> {
     this.stopped = true;

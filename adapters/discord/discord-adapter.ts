@@ -17,6 +17,7 @@ import {
   Partials,
   RESTJSONErrorCodes,
   type SendableChannels,
+  Status,
 } from 'discord.js';
 import type { Logger } from '../../src/logger.js';
 import type {
@@ -151,6 +152,11 @@ export class DiscordAdapter implements ChatAdapter {
     const commands = this.client.application?.commands;
     if (this.options.guildId) await commands?.set(SLASH_COMMANDS, this.options.guildId);
     else await commands?.set(SLASH_COMMANDS);
+  }
+
+  /** Logged in, and every shard's gateway connection ready (not reconnecting or resuming). */
+  isConnected(): boolean {
+    return this.client.isReady() && this.client.ws.shards.every((shard) => shard.status === Status.Ready);
   }
 
   async stop(): Promise<void> {

@@ -81,12 +81,16 @@ export class SlackAdapter implements ChatAdapter {
   /** `auth.test`'s `url` (`https://<team>.slack.com/`), for links to threads. */
   private workspaceUrl = '';
   private server: { address(): unknown } | undefined;
+  private started = false;
+  private readonly connection: () => boolean;
   private readonly usergroups: SlackUsergroups | undefined;
   /** Inbounds waiting for their sender's groups, handed to tally in the order they arrived. */
   private arrivals: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: SlackAdapterOptions) {
-    this.app = createSlackApp(options);
+    const slack = createSlackApp(options);
+    this.app = slack.app;
+    this.connection = slack.isConnected;
     this.posted = new RememberedPosts('slack', options.memory);
     this.usergroups = options.usergroups?.length
       ? new SlackUsergroups({
@@ -148,6 +152,11 @@ export class SlackAdapter implements ChatAdapter {
     this.workspaceUrl = String(auth.url ?? '');
     const started = this.options.appToken ? await this.app.start() : await this.app.start(this.options.port ?? 3000);
     this.server = started as { address(): unknown } | undefined;
+    this.started = true;
+  }
+
+  isConnected(): boolean {
+    return this.started && this.connection();
   }
 
   /** HTTP mode: the port the events endpoint listens on (useful with port 0). */
@@ -160,6 +169,7 @@ export class SlackAdapter implements ChatAdapter {
     await this.turns.close();
     await this.status.close();
     await this.queue.idle();
+    this.started = false;
     await this.app.stop();
   }
 

@@ -266,7 +266,7 @@ export class PrometheusMetrics implements Metrics {
   private registerReadinessGauge(readiness: () => Promise<ReadinessResult>): void {
     new Gauge({
       name: 'tally_readiness_check_ok',
-      help: 'Whether each readiness check of /readyz passes now (1) or fails (0), by check: engine, store, database:<name>, model.',
+      help: 'Whether each readiness check of /readyz passes now (1) or fails (0), by check: engine, store, database:<name>, model, chat.',
       labelNames: ['check'],
       registers: [this.registry],
       async collect() {

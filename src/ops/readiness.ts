@@ -1,6 +1,6 @@
 /**
  * Readiness: can this replica do its work now? Named checks (Docker engine, store, databases, model
- * endpoint) run in parallel, each under its own time limit, and `GET /readyz` answers 503 when any
+ * endpoint, the chat connection) run in parallel, each under its own time limit, and `GET /readyz` answers 503 when any
  * fails, so a load balancer or Kubernetes stops sending work until it recovers.
  *
  * The result is served to whoever can reach the ops port, so failure messages are cut down to a
@@ -137,6 +137,19 @@ export function modelCheck(baseUrl: string, options: ModelCheckOptions = {}): Re
         throw new Error(`model endpoint ${url.host} does not answer (${networkReason(error)})`);
       }
       await response.body?.cancel();
+    },
+  };
+}
+
+/**
+ * The chat platform can reach tally: its adapter says it is connected (Socket Mode or gateway greeted and
+ * not reconnecting). Until then messages cannot arrive, so the replica is not ready.
+ */
+export function chatCheck(isConnected: () => boolean, name = 'chat'): ReadinessCheck {
+  return {
+    name,
+    check: async () => {
+      if (!isConnected()) throw new Error('not connected to the chat platform (connecting or reconnecting)');
     },
   };
 }

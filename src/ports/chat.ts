@@ -202,6 +202,11 @@ export interface TallyDirectory {
 export interface ChatAdapter {
   start(): Promise<void>;
   stop(): Promise<void>;
+  /**
+   * Whether the platform can reach tally now: the Socket Mode or gateway connection is up (not while it
+   * reconnects), the HTTP events endpoint listens. `/readyz` reports it as the `chat` check.
+   */
+  isConnected(): boolean;
   /** Registers the one handler for inbound messages; the adapter awaits it per message. */
   onInbound(handler: (inbound: Inbound) => Promise<void>): void;
   post(threadKey: ThreadKey, post: Post): Promise<MessageRef>;

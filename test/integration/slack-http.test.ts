@@ -49,6 +49,10 @@ const mention = (text: string) =>
   });
 
 describe('Slack over HTTP', () => {
+  it('counts as connected once it listens (readiness), with no socket to keep up', () => {
+    expect(adapter.isConnected()).toBe(true);
+  });
+
   it('answers the URL verification challenge', async () => {
     const response = await signedRequest(url, urlVerification('c-123'), { signingSecret: SECRET });
     expect(response.status).toBe(200);

@@ -115,6 +115,8 @@ export async function startDiscordStandIn(options: DiscordStandInOptions = {}): 
     connected: () => gateway.connected(),
     requestReconnect: () => gateway.requestReconnect(),
     invalidateSession: (resumable = false) => gateway.invalidateSession(resumable),
+    holdHello: () => gateway.holdHello(),
+    releaseHello: () => gateway.releaseHello(),
     gateway: gateway.stats,
     dispatch: (type, data) => gateway.dispatch(type, data),
     message: (input) => actions.postUserMessage(actionContext, input),

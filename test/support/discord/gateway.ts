@@ -53,6 +53,8 @@ export class GatewayServer {
   private readonly server = new WebSocketServer({ noServer: true });
   private session: Session | undefined;
   private waiters: Array<() => void> = [];
+  /** Sockets accepted while HELLO is held, waiting for it; undefined when it is not held. */
+  private heldHello: WebSocket[] | undefined;
 
   constructor(private readonly options: GatewayOptions) {}
 
@@ -117,7 +119,22 @@ export class GatewayServer {
     return back;
   }
 
+  /**
+   * Holds HELLO back from connections made from now on (the client sits in "connecting", as when the
+   * gateway is slow to answer); `releaseHello` sends it to them and to later ones.
+   */
+  holdHello(): void {
+    this.heldHello ??= [];
+  }
+
+  releaseHello(): void {
+    const held = this.heldHello ?? [];
+    this.heldHello = undefined;
+    for (const socket of held) this.hello(socket);
+  }
+
   async close(): Promise<void> {
+    this.heldHello = undefined;
     this.session = undefined;
     this.stats.online = false;
     await Promise.all([...this.server.clients].map((client) => closeGracefully(client)));
@@ -140,6 +157,11 @@ export class GatewayServer {
       socket.close(4012, reason.slice(0, 120));
       return;
     }
+    if (this.heldHello) this.heldHello.push(socket);
+    else this.hello(socket);
+  }
+
+  private hello(socket: WebSocket): void {
     void send(socket, { op: Hello, d: { heartbeat_interval: this.options.heartbeatIntervalMs }, s: null, t: null });
   }
 

@@ -67,6 +67,9 @@ export interface DiscordStandIn {
   requestReconnect(): Promise<void>;
   /** Sends op 9 INVALID_SESSION; resolves once the client resumed (`resumable`) or identified again. */
   invalidateSession(resumable?: boolean): Promise<void>;
+  /** Holds HELLO back from new gateway connections until `releaseHello` (the client stays "connecting"). */
+  holdHello(): void;
+  releaseHello(): void;
   /** IDENTIFY, RESUME and heartbeat counts, and the last sequence number sent. */
   readonly gateway: Readonly<GatewayStats>;
   /** Sends any dispatch (filtered by the session's intents). */
