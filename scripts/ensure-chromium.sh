@@ -4,7 +4,7 @@
 # when neither is there, on Debian/Ubuntu as root, installs Debian's chromium. Elsewhere it says what
 # to do and fails.
 set -euo pipefail
-say() { printf 'tally setup: %s\n' "$*" >&2; }
+. "$(dirname "${BASH_SOURCE[0]}")/setup-lib.sh"
 
 if [ -n "${TALLY_TEST_CHROMIUM:-}" ]; then
   [ -x "$TALLY_TEST_CHROMIUM" ] && { echo "$TALLY_TEST_CHROMIUM"; exit 0; }
@@ -14,13 +14,12 @@ fi
 found() { command -v chromium 2>/dev/null || command -v chromium-browser 2>/dev/null; }
 
 if path=$(found); then echo "$path"; exit 0; fi
-if [ "$(id -u)" != 0 ] || [ ! -r /etc/debian_version ] || ! command -v apt-get >/dev/null 2>&1; then
+if ! can_apt_install; then
   say "no Chromium found. Install it (e.g. 'sudo apt-get install chromium') or set TALLY_TEST_CHROMIUM"
   say "to a Chromium or Chrome binary, then run this command again."
   exit 1
 fi
 say "installing Debian's chromium (the HTML report tests render pages in it)"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq >/dev/null && apt-get install -y -qq chromium >/dev/null
+apt_install chromium
 path=$(found) || { say "chromium was installed but is not on PATH"; exit 1; }
 echo "$path"

@@ -4,7 +4,7 @@
 # when the plugin answers, else `docker-compose`; when neither is there, on Debian/Ubuntu as root,
 # installs Debian's docker-compose package. Elsewhere it says what to do and fails.
 set -euo pipefail
-say() { printf 'tally setup: %s\n' "$*" >&2; }
+. "$(dirname "${BASH_SOURCE[0]}")/setup-lib.sh"
 
 if [ -n "${TALLY_TEST_COMPOSE:-}" ]; then
   # shellcheck disable=SC2086 # the value is a command with its arguments
@@ -14,14 +14,12 @@ fi
 
 if docker compose version >/dev/null 2>&1; then echo "docker compose"; exit 0; fi
 if command -v docker-compose >/dev/null 2>&1; then echo "docker-compose"; exit 0; fi
-if [ "$(id -u)" != 0 ] || [ ! -r /etc/debian_version ] || ! command -v apt-get >/dev/null 2>&1; then
+if ! can_apt_install; then
   say "no Compose found. Install the Docker Compose plugin ('docker compose') or docker-compose"
   say "(e.g. 'sudo apt-get install docker-compose'), or set TALLY_TEST_COMPOSE, then run this again."
   exit 1
 fi
 say "installing Debian's docker-compose (the test of deploy/compose.yaml runs it)"
-export DEBIAN_FRONTEND=noninteractive
-apt-get install -y -qq --no-install-recommends docker-compose >/dev/null 2>&1 \
-  || { apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends docker-compose >/dev/null; }
+apt_install --no-install-recommends docker-compose
 command -v docker-compose >/dev/null 2>&1 || { say "docker-compose was installed but is not on PATH"; exit 1; }
 echo "docker-compose"

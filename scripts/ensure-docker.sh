@@ -3,7 +3,7 @@
 # starts dockerd in the background when none is running; elsewhere it says what to do and fails.
 set -euo pipefail
 
-say() { printf 'tally setup: %s\n' "$*" >&2; }
+. "$(dirname "${BASH_SOURCE[0]}")/setup-lib.sh"
 
 engine_answers() { timeout 10 docker version --format '{{.Server.Version}}' >/dev/null 2>&1; }
 
@@ -14,14 +14,11 @@ if [ -n "${DOCKER_HOST:-}" ]; then
 fi
 
 is_root() { [ "$(id -u)" = 0 ]; }
-is_debian() { [ -r /etc/debian_version ] && command -v apt-get >/dev/null 2>&1; }
 
 if ! command -v dockerd >/dev/null 2>&1; then
-  if is_root && is_debian; then
+  if can_apt_install; then
     say "installing Debian's docker.io (no Docker engine found)"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >/dev/null
-    apt-get install -y -qq docker.io >/dev/null
+    apt_install docker.io
   else
     say "no Docker engine found. Install Docker (https://docs.docker.com/engine/install/) and start it,"
     say "or point DOCKER_HOST at a running engine, then run this command again."

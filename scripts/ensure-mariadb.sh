@@ -4,8 +4,8 @@
 # Debian/Ubuntu as root, installs and starts MariaDB and creates a 'tally_test' admin user whose URL
 # is kept in .tally/test-mysql-url. Elsewhere it says what to do and fails.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/setup-lib.sh"
 cd "$(dirname "$0")/.."
-say() { printf 'tally setup: %s\n' "$*" >&2; }
 
 saved=.tally/test-mysql-url
 url=${TALLY_TEST_MYSQL_URL:-}
@@ -22,15 +22,14 @@ if answers "$url"; then echo "$url"; exit 0; fi
 if [ -n "${TALLY_TEST_MYSQL_URL:-}" ]; then
   say "TALLY_TEST_MYSQL_URL does not answer; start that server or unset the variable"; exit 1
 fi
-if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+if ! can_apt_install; then
   say "no MySQL/MariaDB server answers at 127.0.0.1:3306. Start one and set TALLY_TEST_MYSQL_URL=mysql://user:password@host:port"
   say "(the user needs to create databases and users), then run this command again."
   exit 1
 fi
 if ! command -v mariadbd >/dev/null 2>&1 && [ ! -x /usr/sbin/mariadbd ]; then
   say "installing Debian's mariadb-server"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >/dev/null && apt-get install -y -qq mariadb-server >/dev/null
+  apt_install mariadb-server
 fi
 if ! mariadb-admin ping --silent >/dev/null 2>&1; then
   say "starting MariaDB in the background"

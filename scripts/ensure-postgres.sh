@@ -5,8 +5,8 @@
 # starts Debian's PostgreSQL and creates a 'tally_test' superuser whose URL is kept in
 # .tally/test-postgres-url. Elsewhere it says what to do and fails.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/setup-lib.sh"
 cd "$(dirname "$0")/.."
-say() { printf 'tally setup: %s\n' "$*" >&2; }
 
 saved=.tally/test-postgres-url
 default=postgres://postgres@127.0.0.1:5432/postgres
@@ -28,15 +28,14 @@ if [ -s "$saved" ]; then
   rm -f "$saved"
 fi
 if answers "$default"; then echo "$default"; exit 0; fi
-if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+if ! can_apt_install; then
   say "no PostgreSQL server answers at 127.0.0.1:5432. Start one and set TALLY_TEST_POSTGRES_URL=postgres://user:password@host:port/postgres"
   say "(a superuser: the tests create databases and roles), then run this command again."
   exit 1
 fi
 if ! command -v pg_ctlcluster >/dev/null 2>&1; then
   say "installing Debian's postgresql"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >/dev/null && apt-get install -y -qq postgresql >/dev/null
+  apt_install postgresql
 fi
 # The package creates a 'main' cluster of its version (postgresql-common's createcluster.conf) but
 # may not start it: without systemd, and with a policy-rc.d that forbids starting services (Docker

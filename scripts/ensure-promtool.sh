@@ -4,7 +4,7 @@
 # PATH; when it is not there, on Debian/Ubuntu as root, installs Debian's prometheus package (which
 # ships promtool). Elsewhere it says what to do and fails.
 set -euo pipefail
-say() { printf 'tally setup: %s\n' "$*" >&2; }
+. "$(dirname "${BASH_SOURCE[0]}")/setup-lib.sh"
 
 if [ -n "${TALLY_TEST_PROMTOOL:-}" ]; then
   [ -x "$TALLY_TEST_PROMTOOL" ] && { echo "$TALLY_TEST_PROMTOOL"; exit 0; }
@@ -12,15 +12,14 @@ if [ -n "${TALLY_TEST_PROMTOOL:-}" ]; then
 fi
 
 if path=$(command -v promtool 2>/dev/null); then echo "$path"; exit 0; fi
-if [ "$(id -u)" != 0 ] || [ ! -r /etc/debian_version ] || ! command -v apt-get >/dev/null 2>&1; then
+if ! can_apt_install; then
   say "no promtool found. Install Prometheus (e.g. 'sudo apt-get install prometheus', or unpack a release"
   say "from https://prometheus.io/download/ and put promtool on PATH) or set TALLY_TEST_PROMTOOL to a"
   say "promtool binary, then run this command again."
   exit 1
 fi
 say "installing Debian's prometheus (its promtool checks deploy/prometheus/)"
-export DEBIAN_FRONTEND=noninteractive
 # Only promtool is wanted: no node exporter or other recommended packages.
-apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+apt_install --no-install-recommends prometheus
 path=$(command -v promtool 2>/dev/null) || { say "prometheus was installed but promtool is not on PATH"; exit 1; }
 echo "$path"

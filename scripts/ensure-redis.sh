@@ -4,8 +4,8 @@
 # Debian/Ubuntu as root, installs Debian's redis-server and starts it in the background (no
 # persistence: test data only). Elsewhere it says what to do and fails.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/setup-lib.sh"
 cd "$(dirname "$0")/.."
-say() { printf 'tally setup: %s\n' "$*" >&2; }
 
 default_url=redis://127.0.0.1:6379
 url=${TALLY_TEST_REDIS_URL:-$default_url}
@@ -23,15 +23,14 @@ if answers "$url"; then echo "$url"; exit 0; fi
 if [ -n "${TALLY_TEST_REDIS_URL:-}" ]; then
   say "TALLY_TEST_REDIS_URL does not answer; start that server or unset the variable"; exit 1
 fi
-if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+if ! can_apt_install; then
   say "no Redis server answers at $default_url. Start one (e.g. 'redis-server --daemonize yes') or set"
   say "TALLY_TEST_REDIS_URL=redis://host:port to a Redis the tests may write to, then run this command again."
   exit 1
 fi
 if ! command -v redis-server >/dev/null 2>&1; then
   say "installing Debian's redis-server"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >/dev/null && apt-get install -y -qq redis-server >/dev/null
+  apt_install redis-server
 fi
 say "starting redis-server in the background on 127.0.0.1:6379"
 redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no >/dev/null

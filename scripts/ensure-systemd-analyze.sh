@@ -5,7 +5,7 @@
 # systemd package (which ships it; systemd need not be the running init). Elsewhere it says what to
 # do and fails.
 set -euo pipefail
-say() { printf 'tally setup: %s\n' "$*" >&2; }
+. "$(dirname "${BASH_SOURCE[0]}")/setup-lib.sh"
 
 if [ -n "${TALLY_TEST_SYSTEMD_ANALYZE:-}" ]; then
   [ -x "$TALLY_TEST_SYSTEMD_ANALYZE" ] && { echo "$TALLY_TEST_SYSTEMD_ANALYZE"; exit 0; }
@@ -13,14 +13,13 @@ if [ -n "${TALLY_TEST_SYSTEMD_ANALYZE:-}" ]; then
 fi
 
 if path=$(command -v systemd-analyze 2>/dev/null); then echo "$path"; exit 0; fi
-if [ "$(id -u)" != 0 ] || [ ! -r /etc/debian_version ] || ! command -v apt-get >/dev/null 2>&1; then
+if ! can_apt_install; then
   say "no systemd-analyze found. Install systemd 252 or newer (e.g. 'sudo apt-get install systemd'), or set"
   say "TALLY_TEST_SYSTEMD_ANALYZE to a systemd-analyze binary, then run this command again."
   exit 1
 fi
 say "installing Debian's systemd (its systemd-analyze checks deploy/systemd/)"
-export DEBIAN_FRONTEND=noninteractive
 # Only the tools are wanted: no recommended packages. Installing does not make systemd the init.
-apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends systemd >/dev/null
+apt_install --no-install-recommends systemd
 path=$(command -v systemd-analyze 2>/dev/null) || { say "systemd was installed but systemd-analyze is not on PATH"; exit 1; }
 echo "$path"

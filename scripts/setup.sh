@@ -2,9 +2,8 @@
 # Idempotent set-up used by both README commands: Node packages, a Docker engine, the sandbox image.
 # Each step does nothing when its work is already done, and says what is missing when it cannot.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/setup-lib.sh"
 cd "$(dirname "$0")/.."
-
-say() { printf 'tally setup: %s\n' "$*" >&2; }
 
 if ! command -v node >/dev/null 2>&1 || ! node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)'; then
   say "Node.js 20 or newer is needed (found: $(node --version 2>/dev/null || echo none)). Install it from https://nodejs.org or your package manager."
