@@ -1,27 +1,26 @@
-"""Stops and kills what an interrupted cell left running (a fork bomb, a runaway subprocess).
+"""Kills what an interrupted cell left running (a fork bomb, a runaway subprocess).
 
-Every process in the sandbox's pid namespace except init (pid 1) and the driver is first frozen
-with SIGSTOP, so nothing can fork while the sweep runs, then killed. A fork still inside the kernel
-when its parent was frozen can finish after the sweep looked, so the sweep repeats until a look
-finds nothing alive but init and the driver (or a short deadline passes)."""
+The driver runs in the sandbox's own pid namespace, so `kill(-1, SIGKILL)` reaches every process
+there except init (pid 1) and the driver itself, in one call. The kernel walks its task list under
+a lock that fork also takes, and a fork whose parent has a fatal signal pending is abandoned, so a
+fork bomb cannot outrun it the way it outruns a sweep that lists /proc and kills pid by pid (such a
+sweep once gave up with dozens of bombers still forking). The call is repeated until a look finds
+nothing alive but init and the driver (or a short deadline passes: a process stuck in the kernel
+dies when it leaves it)."""
 
 import os
 import signal
 import time
 
-MAX_SWEEPS = 50
 DEADLINE_S = 3.0
 
 
-def _others(live_only=False):
+def _others_alive():
     me = os.getpid()
     pids = []
     for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) in (1, me):
-            continue
-        if live_only and _state(name) in (None, "Z"):
-            continue
-        pids.append(int(name))
+        if name.isdigit() and int(name) not in (1, me) and _state(name) not in (None, "Z"):
+            pids.append(int(name))
     return pids
 
 
@@ -31,22 +30,6 @@ def _state(pid):
             return stat.read().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
         return None  # gone already
-
-
-def _freeze():
-    """SIGSTOPs every other process, looking again until a look finds no new one."""
-    seen = set()
-    for _ in range(MAX_SWEEPS):
-        fresh = [pid for pid in _others() if pid not in seen]
-        if not fresh:
-            break
-        for pid in fresh:
-            try:
-                os.kill(pid, signal.SIGSTOP)
-            except OSError:
-                pass
-            seen.add(pid)
-    return seen
 
 
 def _collect_zombies(seconds):
@@ -62,16 +45,18 @@ def _collect_zombies(seconds):
 
 
 def reap_strays():
+    """Kills every process but init and the driver; returns how many were alive to kill."""
     killed = set()
     deadline = time.monotonic() + DEADLINE_S
     while True:
-        frozen = _freeze()
-        for pid in frozen:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        killed |= frozen
-        _collect_zombies(0.2)
-        if not _others(live_only=True) or time.monotonic() > deadline:
+        alive = _others_alive()
+        if not alive:
+            return len(killed)
+        killed.update(alive)
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            pass  # nobody left to signal
+        _collect_zombies(0.05)
+        if time.monotonic() > deadline:
             return len(killed)
