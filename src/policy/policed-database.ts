@@ -19,7 +19,9 @@ import type {
 } from '../ports/database.js';
 import type { Kernel } from '../ports/sandbox.js';
 import type { DatabaseAccess } from './access.js';
+import { withoutValues } from './error-values.js';
 import { quoteName, withMaskedViews } from './masked-view.js';
+import { nestedWithProblem } from './nested-with.js';
 import { checkStatement, type StatementRead } from './statement-access.js';
 
 export interface PolicedDatabaseOptions {
@@ -92,6 +94,12 @@ export function policedDatabase(inner: Database, options: PolicedDatabaseOptions
     }
     const masked = verdict.tables.filter(({ columns }) => columns.some((column) => column.access !== 'raw'));
     if (masked.length === 0) return { statement: sql, read: verdict };
+    const problem = nestedWithProblem(
+      tokens,
+      inner.dialect,
+      masked.map(({ table }) => table),
+    );
+    if (problem) throw new SqlRejectedError('masking cannot hold', problem);
     const statement = withMaskedViews({
       sql,
       tokens,
@@ -128,11 +136,13 @@ export function policedDatabase(inner: Database, options: PolicedDatabaseOptions
 
   /**
    * The key must never reach a message or a log: a server error may quote the statement it ran, and the driver's
-   * error (kept as `cause`) holds the whole statement. Errors of a rewritten statement lose their cause.
+   * error (kept as `cause`) holds the whole statement. Nor may a value of a masked or partly granted table, which an
+   * error can quote (`error-values.ts`). Errors of such a statement lose their cause.
    */
-  function scrubbed(error: unknown, rewritten: boolean): unknown {
-    if (!(error instanceof Error) || !rewritten) return error;
-    const message = error.message.replaceAll(key, '…');
+  function scrubbed(error: unknown, sql: string, read: StatementRead): unknown {
+    const partial = read.tables.some(({ columns }) => columns.some((column) => column.access !== 'raw'));
+    if (!(error instanceof Error) || !partial) return error;
+    const message = withoutValues(error.message.replaceAll(key, '…'), sql, inner.dialect);
     if (error instanceof SqlRejectedError) return new SqlRejectedError(error.reason.replaceAll(key, '…'), message);
     if (error instanceof QueryFailedError) {
       return new QueryFailedError(inner.name, message.replace(/^The query failed on '[^']*': /, ''));
@@ -176,7 +186,7 @@ export function policedDatabase(inner: Database, options: PolicedDatabaseOptions
         const result = await inner.query(statement, queryOptions);
         return { ...result, access: await reported(read) };
       } catch (error) {
-        throw scrubbed(error, statement !== sql);
+        throw scrubbed(error, sql, read);
       }
     },
     async extract(sql: string, kernel: Kernel, name: string, extractOptions: ExtractOptions = {}): Promise<Provenance> {
@@ -193,7 +203,7 @@ export function policedDatabase(inner: Database, options: PolicedDatabaseOptions
         });
         return { ...provenance, access: await reported(read) };
       } catch (error) {
-        throw scrubbed(error, statement !== sql);
+        throw scrubbed(error, sql, read);
       }
     },
     close: () => inner.close(),
