@@ -11,7 +11,8 @@ import { sandboxImageTag } from '../sandbox/image-tag.js';
 import { loadTelco } from '../telco_data/index.js';
 import { createAccountability } from './accountability.js';
 import { Agent } from './agent/agent.js';
-import { loadPlaybooks, parsePlaybook } from './agent/playbooks.js';
+import { loadPlaybooks } from './agent/playbooks.js';
+import { loadSavedPlaybooks, parseSavedPlaybook } from './agent/saved-playbooks.js';
 import { loadStagePrompts } from './agent/stage-prompts.js';
 import type { DailyBudgets } from './budget/daily-budgets.js';
 import { approvalModeFor, type Config } from './config.js';
@@ -44,6 +45,7 @@ import { type Metrics, NO_METRICS } from './ports/metrics.js';
 import type { Sandbox } from './ports/sandbox.js';
 import type { Store } from './ports/store.js';
 import type { RetentionSweeper } from './retention/retention-sweep.js';
+import { backfillDerivations } from './sessions/backfill-derivations.js';
 import { sessionDirectory } from './sessions/session-directory.js';
 import { SessionKernels } from './sessions/session-kernel.js';
 import { SessionRouter } from './sessions/session-router.js';
@@ -171,11 +173,6 @@ async function checkAccounts(config: Config, logger: Logger, options: CreateTall
   }
 }
 
-/** Playbooks saved from accepted reports; none until the first is saved. */
-async function loadSavedPlaybooks(folder: string) {
-  return existsSync(folder) ? loadPlaybooks(folder) : [];
-}
-
 /** Without a policy file the chat services say once, at start-up, that everyone reads everything. */
 export const NO_POLICY_WARNING =
   'no access policy (TALLY_POLICY): every user who can reach tally reads every table of every configured database, and masks nothing';
@@ -196,7 +193,6 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     options.say?.(`warning: ${NO_POLICY_WARNING}`);
   }
   const prompts = await loadStagePrompts();
-  const playbooks = [...(await loadPlaybooks()), ...(await loadSavedPlaybooks(config.review.playbookDir))];
   let sandbox: DockerSandbox | undefined;
   let readiness: () => Promise<ReadinessResult> = async () => ({ ready: false, checks: {} });
   const metrics = new PrometheusMetrics({
@@ -215,6 +211,24 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     throw error;
   }
   const store = await storeOf(config, logger);
+  // Saved playbooks and queries carry their thread's grants; older ones get them here while the thread is known.
+  const backfilled = await backfillDerivations({
+    store,
+    playbookDir: config.review.playbookDir,
+    knowledgeDir: config.review.knowledgeDir,
+    logger,
+  }).catch((error: unknown) => {
+    // Failing closed: what was not filled in stays without grants, and offered to no one under a policy.
+    logger.warn({ err: error }, 'could not record the grants of saved playbooks and queries');
+    return { filled: [], unknown: [] };
+  });
+  if (policy && backfilled.unknown.length > 0) {
+    logger.warn(
+      { files: backfilled.unknown, variable: 'TALLY_POLICY' },
+      'saved playbooks and verified queries whose thread grants are not known are offered to no one',
+    );
+  }
+  const playbooks = [...(await loadPlaybooks()), ...(await loadSavedPlaybooks(config.review.playbookDir))];
   const accountability = createAccountability({
     config,
     store,
@@ -226,7 +240,10 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
   const { audit, auditLog, budgets } = accountability;
   sandbox = await createSandbox(config, logger, metrics, accountability.onCell);
   const telco = await telcoAliases(databases);
-  const loadKnowledge = () => FileKnowledge.load([TELCO_KNOWLEDGE_DIR, config.review.knowledgeDir], telco);
+  const loadKnowledge = () =>
+    FileKnowledge.load([TELCO_KNOWLEDGE_DIR, config.review.knowledgeDir], telco, {
+      learnedDir: config.review.knowledgeDir,
+    });
   const agent = new Agent({
     llm: accountability.llm(measuredLlm(options.llm, metrics)),
     databases,
@@ -257,7 +274,7 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     clock: options.clock ?? SYSTEM_CLOCK,
     lockTtlMs: config.operations.lockTtlMs,
     metrics,
-    onPlaybookSaved: async (path) => agent.addPlaybook(parsePlaybook(path, await readFile(path, 'utf8'))),
+    onPlaybookSaved: async (path) => agent.addPlaybook(parseSavedPlaybook(path, await readFile(path, 'utf8'))),
     knowledgeDir: config.review.knowledgeDir,
     onQueryVerified: async () => agent.useKnowledge(await loadKnowledge()),
     logger: logger.child({ component: 'sessions' }),

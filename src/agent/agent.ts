@@ -3,6 +3,7 @@
  * tool loop that does the work, and what the thread is told at the end. Speaks only through posts.
  */
 import type { Logger } from '../logger.js';
+import type { Reader } from '../ports/access.js';
 import type { Post } from '../ports/chat.js';
 import type { Database } from '../ports/database.js';
 import type { Knowledge, KnowledgePiece } from '../ports/knowledge.js';
@@ -12,12 +13,14 @@ import type { LogEvent } from '../sessions/session-log.js';
 import { type ApprovalDecision, type ApprovalMode, gated, runHeldCall } from './approval.js';
 import { fitToBudget } from './context-budget.js';
 import { answerText, type Conversation, type PendingQuestion } from './conversation.js';
+import { offeredTo } from './derived-access.js';
+import { type Offer, offersOf } from './derived-offer.js';
 import { finishTurn, type TurnOutcome } from './finish-turn.js';
 import { figureReview } from './grounding/figure-review.js';
 import { DEFAULT_APPROX } from './grounding/ground-figures.js';
 import { keepGiven, keepToolResult } from './grounding/thread-evidence.js';
 import { answerInterruptedCalls } from './interrupted-calls.js';
-import { formatKnowledge, relevantKnowledge, topicOf } from './knowledge-prompt.js';
+import { formatKnowledge, knowledgeFor, relevantKnowledge, topicOf } from './knowledge-prompt.js';
 import { rankPlaybooksFor } from './playbook-ranking.js';
 import { formatPlaybookForPrompt, type Playbook } from './playbooks.js';
 import { readablePlaybooks } from './readable-playbooks.js';
@@ -65,6 +68,16 @@ export interface TurnRequest {
   userId: string;
   /** The databases this turn may read (the sender's, under the access policy); default the agent's. */
   databases?: Database[];
+  /**
+   * What the sender may read here, under the access policy: what is derived from data (a saved playbook, a
+   * verified query, knowledge) reaches the turn only when they hold all its thread read. Absent: no policy.
+   */
+  reader?: Reader;
+  /**
+   * Told of each playbook, verified query or derived knowledge piece put before the model in this turn (to record
+   * it, and so the thread holds the grants of what it was given).
+   */
+  onOffered?: (offer: Offer) => Promise<void>;
   conversation: Conversation;
   /** The thread's settings, with `approve` resolved (the thread's, or its channel's default). */
   settings: AgentSettings & { approve: ApprovalMode };
@@ -134,9 +147,9 @@ export class Agent {
     const { conversation, settings, emit } = request;
     const databases = request.databases ?? this.options.databases;
     const files = summariseSharedFiles(conversation.files ?? []);
-    const known = this.options.knowledge
-      ? await relevantKnowledge(this.options.knowledge, topicOf(request), databases)
-      : [];
+    const knowledge = this.options.knowledge && knowledgeFor(this.options.knowledge, request.reader);
+    const known = knowledge ? await relevantKnowledge(knowledge, topicOf(request), databases) : [];
+    for (const offer of offersOf(known)) await request.onOffered?.(offer);
     const schema = [await summariseSchema(databases), files, formatKnowledge(known)].filter(Boolean).join('\n');
     if (request.resume?.kind !== 'continue') keepGiven(conversation, request.text);
     const reviewFigures = figureReview({
@@ -154,12 +167,12 @@ export class Agent {
       author: 'model',
       record: request.record,
       reviewFigures,
-      ...(this.options.knowledge ? { knowledge: this.options.knowledge } : {}),
+      ...(knowledge ? { knowledge } : {}),
     };
     const pending = conversation.pending;
     delete conversation.pending;
     let plan = conversation.plan?.text ?? '';
-    let playbook = this.playbook(conversation.playbook);
+    let playbook = this.playbook(conversation.playbook, request.reader);
     if (request.resume?.kind === 'continue' && conversation.inTurn) {
       plan = conversation.inTurn.plan;
       answerInterruptedCalls(conversation.messages);
@@ -309,7 +322,8 @@ export class Agent {
     request: TurnRequest,
   ): Promise<{ playbook: string; notice?: string }> {
     const { embed } = this.options.llm;
-    const all = this.options.playbooks ?? [];
+    // Derived playbooks first by their thread's grants, which catch what a table name cannot (printed rows).
+    const all = (this.options.playbooks ?? []).filter((candidate) => offeredTo(candidate.derivedFrom, request.reader));
     const candidates = request.databases
       ? await readablePlaybooks(all, this.options.databases, request.databases)
       : all;
@@ -323,8 +337,10 @@ export class Agent {
       return { playbook: '' };
     }
     conversation.playbook = followed.playbook.file;
+    const { title, file, derivedFrom } = followed.playbook;
+    await request.onOffered?.({ kind: 'playbook', name: title, source: file, ...(derivedFrom ? { derivedFrom } : {}) });
     return {
-      playbook: this.playbook(followed.playbook.file),
+      playbook: this.playbook(followed.playbook.file, request.reader),
       notice: `Following playbook: ${followed.playbook.title} (${followed.playbook.file})`,
     };
   }
@@ -354,10 +370,10 @@ export class Agent {
     return content;
   }
 
-  /** The playbook a turn follows, as prompt text ('' for none). */
-  private playbook(file: string | undefined): string {
+  /** The playbook a turn follows, as prompt text ('' for none, or when `reader` may no longer be offered it). */
+  private playbook(file: string | undefined, reader: Reader | undefined): string {
     const found = file === undefined ? undefined : this.options.playbooks?.find((candidate) => candidate.file === file);
-    return found ? formatPlaybookForPrompt(found) : '';
+    return found && offeredTo(found.derivedFrom, reader) ? formatPlaybookForPrompt(found) : '';
   }
 
   private async plan(

@@ -1,4 +1,5 @@
 /** The knowledge that fits a request, for what the person may read, and as text for the stage prompts. */
+import type { Reader } from '../ports/access.js';
 import type { Database } from '../ports/database.js';
 import type { Knowledge, KnowledgePiece } from '../ports/knowledge.js';
 import type { Conversation } from './conversation.js';
@@ -16,6 +17,18 @@ export async function relevantKnowledge(
     })),
   );
   return knowledge.relevant(topic, readable);
+}
+
+/**
+ * The knowledge as one reader may have it: pieces and verified queries derived from a thread whose grants they lack,
+ * and descriptions of columns they may not read, are not there (not listed, not run by name). No reader: all of it.
+ */
+export function knowledgeFor(knowledge: Knowledge, reader: Reader | undefined): Knowledge {
+  if (!reader) return knowledge;
+  return {
+    relevant: (request, readable) => knowledge.relevant(request, readable, reader),
+    query: (database, name) => knowledge.query(database, name, reader),
+  };
 }
 
 /** The pieces as text for the stage prompts ('' when none fit). */

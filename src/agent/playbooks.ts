@@ -8,8 +8,10 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PromptFileError } from '../errors.js';
+import type { Derivation } from '../ports/access.js';
 import { bm25Scores, tokenize } from './bm25.js';
 import { splitFrontMatter } from './front-matter.js';
+import { parseDerivation } from './playbook-derivation.js';
 import { PROMPTS_DIR } from './stage-prompts.js';
 
 export const PLAYBOOK_SECTIONS = ['Requirements', 'Specs', 'Hints', 'Example code'] as const;
@@ -17,10 +19,11 @@ export type PlaybookSection = (typeof PLAYBOOK_SECTIONS)[number];
 
 const FRONT_MATTER_KEYS = ['title', 'tags', 'when'] as const;
 /**
- * Optional front matter: a question the playbook answers, offered as a starter prompt; and what the
- * playbook is about (see {@link Playbook.about}).
+ * Optional front matter: a question the playbook answers, offered as a starter prompt; what the
+ * playbook is about (see {@link Playbook.about}); and, for one saved from a thread, the thread and
+ * what it read (see {@link Playbook.derivedFrom}).
  */
-const OPTIONAL_KEYS = ['ask', 'about'] as const;
+const OPTIONAL_KEYS = ['ask', 'about', 'thread', 'grants'] as const;
 
 export interface Playbook {
   /** File name inside the playbooks folder, e.g. `churn-drivers.md`. */
@@ -38,6 +41,11 @@ export interface Playbook {
    * request, word forms folded. Absent: no such check.
    */
   about?: string[];
+  /**
+   * Saved from a thread: which, and what it had read (front matter `thread:` and `grants:`), so it is
+   * offered only to people who may read all of that. Absent: a shipped playbook, offered to anyone.
+   */
+  derivedFrom?: Derivation;
   /** Everything after the front matter. */
   body: string;
   /** The text of each section, without its heading. */
@@ -100,6 +108,7 @@ export function parsePlaybook(path: string, text: string): Playbook {
   }
   const missing = FRONT_MATTER_KEYS.filter((key) => !fields[key]);
   if (missing.length > 0) throw new PromptFileError(path, `front matter needs ${missing.join(', ')}`);
+  const derivedFrom = parseDerivation(path, fields);
   return {
     file: path.split(/[\\/]/).pop() ?? path,
     title: fields.title ?? '',
@@ -107,6 +116,7 @@ export function parsePlaybook(path: string, text: string): Playbook {
     when: fields.when ?? '',
     ...(fields.ask ? { ask: fields.ask } : {}),
     ...(fields.about ? { about: list(fields.about) } : {}),
+    ...(derivedFrom ? { derivedFrom } : {}),
     body,
     sections: parseSections(path, body),
   };

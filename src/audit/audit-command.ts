@@ -105,6 +105,18 @@ export function describeRecord(record: AuditRecord): string {
           .join(' ');
         return `${deletion.scope} ${deletion.target} asked by ${deletion.requestedBy}: ${counts}`;
       }
+      case 'publish':
+      case 'offer': {
+        const derived = record.derived;
+        if (!derived) return record.file ?? '';
+        const tables = record.tables ?? [];
+        const origin = !derived.thread
+          ? 'not derived from a thread'
+          : !derived.grantsKnown
+            ? `from ${derived.thread}, grants not known`
+            : `from ${derived.thread}, grants ${tables.join(',') || 'none'}`;
+        return `${derived.kind} '${oneLine(derived.name)}' (${record.file ?? '?'}) ${origin}`;
+      }
       default:
         return [
           record.file,

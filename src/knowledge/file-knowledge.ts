@@ -3,15 +3,19 @@
  * (tally's own telco set, then TALLY_KNOWLEDGE_DIR). Every piece (a definition with its synonyms, a
  * table with its columns, a join path, a note, a verified query) is ranked against a request with
  * BM25, as playbooks are; the pieces above the threshold go into the prompts, best first, within a
- * budget of characters.
+ * budget of characters. What was learned from a thread carries that thread's grants (`thread:` and
+ * `grants:` in its file) and reaches only readers who hold them all.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { bm25Scores, tokenize } from '../agent/bm25.js';
+import { offeredTo } from '../agent/derived-access.js';
 import { type FileIssue, KnowledgeFileError } from '../errors.js';
+import type { Derivation, Reader } from '../ports/access.js';
 import type { Database } from '../ports/database.js';
 import type { Knowledge, KnowledgePiece, ReadableTables, VerifiedQuery } from '../ports/knowledge.js';
 import { type KnowledgeYaml, parseKnowledgeFile } from './knowledge-file.js';
+import { type IndexedPiece, readablePiece } from './readable-pieces.js';
 
 /** tally's own knowledge set, for the demo telco database (folder `telco_db`). */
 export const TELCO_KNOWLEDGE_DIR = join(import.meta.dirname, '..', '..', 'telco_data', 'knowledge');
@@ -40,10 +44,15 @@ const MIN_TERMS = 2;
 const MAX_PIECES = 6;
 const MAX_CHARS = 3000;
 
-interface IndexedPiece extends KnowledgePiece {
-  tokens: string[];
-  /** The text tables are looked for in (its prompt text, and a query's SQL). */
-  named: string;
+/** Where verified queries learned from threads are written (query-proposals.ts): `verified-<name>.yaml`. */
+const LEARNED_FILE = /^verified-.*\.ya?ml$/i;
+
+export interface KnowledgeLoadOptions {
+  /**
+   * The folder accepted sections' queries are written to (TALLY_KNOWLEDGE_DIR). A learned file there that records
+   * no thread was saved before tally recorded one: its grants are not known, so under a policy no one gets it.
+   */
+  learnedDir?: string;
 }
 
 /** A table (and column) a knowledge file names, for `tally knowledge check`. */
@@ -70,6 +79,7 @@ export class FileKnowledge implements Knowledge {
   static async load(
     folders: readonly string[],
     aliases: Record<string, readonly string[]> = {},
+    options: KnowledgeLoadOptions = {},
   ): Promise<FileKnowledge> {
     const pieces: IndexedPiece[] = [];
     const queries: VerifiedQuery[] = [];
@@ -84,7 +94,9 @@ export class FileKnowledge implements Knowledge {
             const source = relative(folder, path);
             const parsed = parseKnowledgeFile(name, await readFile(path, 'utf8'));
             if (parsed.issues.length > 0) throw new KnowledgeFileError(path, parsed.issues);
-            pieces.push(...piecesOf(database, source, parsed.knowledge));
+            const derived = derivationOf(parsed.knowledge, folder === options.learnedDir && LEARNED_FILE.test(name));
+            const derivedFrom = derived ? { derivedFrom: derived } : {};
+            pieces.push(...piecesOf(database, source, parsed.knowledge).map((piece) => ({ ...piece, ...derivedFrom })));
             references.push(...referencesOf(database, source, parsed.knowledge));
             pieces.push(
               ...parsed.notes.map((note) =>
@@ -104,6 +116,7 @@ export class FileKnowledge implements Knowledge {
                 })),
                 verifiedBy: query.verified_by,
                 source,
+                ...derivedFrom,
               })),
             );
           }
@@ -124,13 +137,15 @@ export class FileKnowledge implements Knowledge {
     return [...new Set(this.pieces.map((piece) => piece.database))].sort();
   }
 
-  relevant(request: string, readable: readonly ReadableTables[]): KnowledgePiece[] {
+  relevant(request: string, readable: readonly ReadableTables[], reader?: Reader): KnowledgePiece[] {
     const tables = new Map(
       readable.map((entry) => [entry.database, new Set(entry.tables.map((table) => table.toLowerCase()))]),
     );
-    const candidates = this.pieces.filter((piece) => {
+    const candidates = this.pieces.flatMap((piece) => {
       const allowed = tables.get(piece.database);
-      return allowed !== undefined && piece.tables.every((table) => allowed.has(table.toLowerCase()));
+      const named = allowed !== undefined && piece.tables.every((table) => allowed.has(table.toLowerCase()));
+      const visible = named && offeredTo(piece.derivedFrom, reader) ? readablePiece(piece, reader) : undefined;
+      return visible ? [visible] : [];
     });
     if (candidates.length === 0) return [];
     const terms = [...new Set(tokenize(request))];
@@ -151,28 +166,45 @@ export class FileKnowledge implements Knowledge {
     for (const { piece } of ranked.slice(0, MAX_PIECES)) {
       if (chars + piece.text.length > MAX_CHARS) continue;
       chars += piece.text.length;
-      const { tokens: _, named: __, ...plain } = piece;
+      const { tokens: _, named: __, columns: ___, described: ____, ...plain } = piece;
       chosen.push(plain);
     }
     return chosen;
   }
 
-  query(database: string, name: string): VerifiedQuery | undefined {
+  query(database: string, name: string, reader?: Reader): VerifiedQuery | undefined {
     const wanted = name.trim().toLowerCase();
-    return this.queries.find((query) => query.database === database && query.name.toLowerCase() === wanted);
+    const found = this.queries.find((query) => query.database === database && query.name.toLowerCase() === wanted);
+    return found && offeredTo(found.derivedFrom, reader) ? found : undefined;
   }
 }
 
-function indexed(piece: Omit<KnowledgePiece, 'tables'>, extra = ''): IndexedPiece {
+/** What a file records of the thread it was learned from; `learned`: a learned file, known or not. */
+function derivationOf(knowledge: KnowledgeYaml, learned: boolean): Derivation | undefined {
+  const { thread, grants } = knowledge;
+  if (!thread && !grants && !learned) return undefined;
+  return { ...(thread ? { thread } : {}), ...(grants ? { grantsUsed: grants } : {}) };
+}
+
+function indexed(
+  piece: Omit<KnowledgePiece, 'tables'>,
+  extra = '',
+  described?: IndexedPiece['described'],
+): IndexedPiece {
   return {
     ...piece,
     tables: [],
     tokens: tokenize(`${piece.title} ${piece.text} ${extra}`),
     named: `${piece.text} ${extra}`,
+    columns: [],
+    ...(described ? { described } : {}),
   };
 }
 
-/** The tables a piece names: every table its database's knowledge knows of that appears in its text or SQL. */
+/**
+ * The tables a piece names: every table its database's knowledge knows of that appears in its text or SQL; and the
+ * columns of those tables it names, as the knowledge knows them.
+ */
 function nameTables(
   pieces: IndexedPiece[],
   references: readonly SchemaReference[],
@@ -184,9 +216,20 @@ function nameTables(
   for (const query of queries) {
     for (const match of query.sql.matchAll(/\b(?:from|join)\s+[`"]?(\w+)/gi)) add(query.database, match[1] ?? '');
   }
+  const columnsOf = new Map<string, Set<string>>();
+  for (const { database, table, column } of references) {
+    if (column === undefined) continue;
+    const key = `${database}/${table.toLowerCase()}`;
+    columnsOf.set(key, (columnsOf.get(key) ?? new Set()).add(column));
+  }
   for (const piece of pieces) {
     const words = new Set(piece.named.toLowerCase().match(/\w+/g) ?? []);
     piece.tables = [...(known.get(piece.database) ?? [])].filter((table) => words.has(table.toLowerCase()));
+    piece.columns = piece.tables.flatMap((table) =>
+      [...(columnsOf.get(`${piece.database}/${table.toLowerCase()}`) ?? [])]
+        .filter((column) => words.has(column.toLowerCase()))
+        .map((column) => ({ table, column })),
+    );
   }
 }
 
@@ -203,16 +246,17 @@ function piecesOf(database: string, source: string, knowledge: KnowledgeYaml): I
     });
   });
   const tables = Object.entries(knowledge.tables).map(([table, entry]) => {
-    const columns = Object.entries(entry.columns).map(([column, about]) =>
-      typeof about === 'string'
-        ? `${column}: ${about}`
-        : `${column}${about.synonyms.length > 0 ? ` (also: ${about.synonyms.join(', ')})` : ''}: ${about.description}`,
-    );
-    const text = [
-      `${table}${entry.description ? `: ${entry.description}` : ''}`,
-      ...columns.map((line) => `  ${line}`),
-    ];
-    return indexed({ database, kind: 'table', title: table, text: text.join('\n'), source });
+    const columns = Object.entries(entry.columns).map(([column, about]) => ({
+      column,
+      line: `  ${
+        typeof about === 'string'
+          ? `${column}: ${about}`
+          : `${column}${about.synonyms.length > 0 ? ` (also: ${about.synonyms.join(', ')})` : ''}: ${about.description}`
+      }`,
+    }));
+    const head = `${table}${entry.description ? `: ${entry.description}` : ''}`;
+    const text = [head, ...columns.map(({ line }) => line)].join('\n');
+    return indexed({ database, kind: 'table', title: table, text, source }, '', { head, columns });
   });
   const joins = knowledge.joins.map((join) =>
     indexed({

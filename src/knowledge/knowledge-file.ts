@@ -5,11 +5,14 @@
  *   tables: { <table>: { description?, columns?: { <column>: text | { description, synonyms? } } } }
  *   joins: [{ tables: [a, b], on, note? }]                   how tables join
  *   queries: [{ name, question, sql, parameters?, verified_by }]   verified queries; {{name}} marks a parameter
+ *   thread, grants: { <database/table>: { <column>: raw|hash|redact|denied } }
+ *                                                            learned from a thread: which, and what it had read
  *
  * A Markdown file is a set of notes, one per `## ` section (the text before the first is one too).
  */
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { usedGrantsSchema } from '../agent/derived-access.js';
 import type { FileIssue } from '../errors.js';
 
 const text = z.string().trim().min(1);
@@ -49,6 +52,8 @@ const fileSchema = z
           .strict(),
       )
       .default([]),
+    thread: text.optional(),
+    grants: usedGrantsSchema.optional(),
   })
   .strict();
 

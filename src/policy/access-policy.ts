@@ -56,7 +56,8 @@ export class AccessPolicy implements AccessControl {
       recordReads(widened, reads);
       await onUsed(structuredClone(widened));
     };
-    return { databases: this.databasesFor(access, onRead) };
+    const reader = { mayRead: (grants: UsedGrants) => missingGrants(grants, access).length === 0 };
+    return { databases: this.databasesFor(access, onRead), reader };
   }
 
   /** The daily budgets the policy's `budgets` give the sender (the largest of each), if any applies. */

@@ -21,9 +21,33 @@ export interface TableRead {
 /** What a thread's turns have read: `database/table` → column → the widest view it was read through. */
 export type UsedGrants = Record<string, Record<string, ColumnAccess>>;
 
+/**
+ * What something derived from a thread (a saved playbook, a verified query, a knowledge piece, a report) came from:
+ * the thread, and what that thread had read when it was derived. Its text may quote any of that (a Python cell's
+ * output names no table), so it is offered only to people who may read all of it, there.
+ */
+export interface Derivation {
+  /** The thread's key; absent when it is no longer known. */
+  thread?: string;
+  /**
+   * What the thread had read. Absent: not known (saved before tally recorded it, or while no access policy was
+   * set), so under a policy it is offered to no one.
+   */
+  grantsUsed?: UsedGrants;
+}
+
+/** What the person a turn works for may read, asked of what is derived from data; never the policy itself. */
+export interface Reader {
+  /** Whether they hold every grant `used` names, here: each table, and each column at least as wide. */
+  mayRead(used: UsedGrants): boolean;
+}
+
 export type MessageAccess =
-  /** The databases the sender may read here, each enforcing the policy and telling `onUsed` what the thread has now read. */
-  | { databases: Database[] }
+  /**
+   * The databases the sender may read here, each enforcing the policy and telling `onUsed` what the thread has now
+   * read; and what they may read, for what is derived from data.
+   */
+  | { databases: Database[]; reader: Reader }
   /**
    * The sender may not work in this thread: why, for the thread, and what it has read that they may not (empty
    * when nothing at all is granted to them here).

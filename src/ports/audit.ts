@@ -17,7 +17,18 @@ export interface AuditActor {
   channel?: string;
 }
 
-export type AuditKind = 'query' | 'extract' | 'shared-file' | 'export' | 'model' | 'message' | 'deletion';
+export type AuditKind =
+  | 'query'
+  | 'extract'
+  | 'shared-file'
+  | 'export'
+  | 'model'
+  | 'message'
+  | 'deletion'
+  /** A playbook or verified query saved from a thread, for others to be offered. */
+  | 'publish'
+  /** A playbook, verified query or derived knowledge piece put before the model for a person. */
+  | 'offer';
 
 /** One audited event, as a component reports it; the trail adds the time, the actor and the chain. */
 export interface AuditEvent {
@@ -50,6 +61,17 @@ export interface AuditEvent {
     toolResults: Array<{ tool: string; bytes: number }>;
     /** The request failed or was cancelled; what was sent still went to the provider. */
     failed?: true;
+  };
+  /**
+   * What was published or offered: its kind and name, the thread it was derived from, and whether that thread's
+   * grants are known (`tables` names them as `database.table`).
+   */
+  derived?: {
+    kind: 'playbook' | 'verified-query' | 'knowledge';
+    name: string;
+    /** The thread's key, or `not known`; absent: shipped with tally or written by the organisation, not derived. */
+    thread?: string;
+    grantsKnown: boolean;
   };
   /** A deletion: who asked, what scope, and how much went (counts only). */
   deletion?: {

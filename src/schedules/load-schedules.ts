@@ -1,6 +1,6 @@
 /** The schedules of TALLY_SCHEDULES, checked against the configured databases, playbooks and allowed channels. */
-import { existsSync } from 'node:fs';
 import { loadPlaybooks } from '../agent/playbooks.js';
+import { loadSavedPlaybooks } from '../agent/saved-playbooks.js';
 import type { Config } from '../config.js';
 import type { ChannelKey } from '../ports/chat.js';
 import { loadScheduleFile, type Schedule } from './schedule-file.js';
@@ -8,7 +8,7 @@ import { loadScheduleFile, type Schedule } from './schedule-file.js';
 /** Empty when TALLY_SCHEDULES is not set; throws ScheduleFileError when the file is malformed. */
 export async function loadSchedules(config: Config): Promise<Schedule[]> {
   if (config.schedulesFile === undefined) return [];
-  const saved = existsSync(config.review.playbookDir) ? await loadPlaybooks(config.review.playbookDir) : [];
+  const saved = await loadSavedPlaybooks(config.review.playbookDir);
   return loadScheduleFile(config.schedulesFile, {
     databases: config.databases.map((database) => database.name),
     playbooks: [...(await loadPlaybooks()), ...saved],

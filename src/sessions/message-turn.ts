@@ -7,10 +7,12 @@
 import type { Agent, Resume } from '../agent/agent.js';
 import type { ApprovalMode } from '../agent/approval.js';
 import { emptyConversation } from '../agent/conversation.js';
+import { widenGrants } from '../agent/derived-access.js';
+import type { Offer } from '../agent/derived-offer.js';
 import { keepEvidence, keepParameters } from '../agent/grounding/thread-evidence.js';
 import { describeSettings, parseSetCommand } from '../agent/settings.js';
 import type { Logger } from '../logger.js';
-import type { AccessControl } from '../ports/access.js';
+import type { AccessControl, Reader } from '../ports/access.js';
 import { type AuditTrail, NO_AUDIT } from '../ports/audit.js';
 import { type Budgets, budgetRefusal } from '../ports/budget.js';
 import type { Inbound, Post, ThreadKey } from '../ports/chat.js';
@@ -36,6 +38,7 @@ import { sessionWorkbench } from './session-workbench.js';
 import { receiveFiles } from './shared-files.js';
 import { parseThreadCommand } from './thread-command.js';
 import { DONE, type Handled, isReviewer, type ThreadContext } from './thread-context.js';
+import { offeredEvent } from './thread-derivation.js';
 import { actorOf } from './turn-actor.js';
 import { findUserCode } from './user-code.js';
 import { runUserCode } from './user-code-run.js';
@@ -125,12 +128,13 @@ export class MessageTurns {
         ...(inbound.action ? { action: inbound.action } : {}),
       });
     }
-    const databases = await this.databasesFor(inbound, session, emit);
-    if (!databases) {
+    const granted = await this.databasesFor(inbound, session, emit);
+    if (!granted) {
       session.updatedAt = this.clock.now();
       await store.set(sessionKey(threadKey), session);
       return;
     }
+    const { databases, reader } = granted;
     const thread: ThreadContext = {
       inbound,
       session,
@@ -141,6 +145,7 @@ export class MessageTurns {
       databases,
       store,
       audit: this.audit,
+      ...(reader ? { reader } : {}),
     };
     let stopping = false;
     try {
@@ -165,24 +170,36 @@ export class MessageTurns {
 
   /**
    * The databases this message's sender may read here, each enforcing the policy and recording in the session
-   * what it read; undefined (the thread told why) when they may not work in this thread at all.
+   * what it read, and what they may read (under a policy); undefined (the thread told why) when they may not work
+   * in this thread at all.
    */
   private async databasesFor(
     inbound: Inbound,
     session: SessionRecord,
     emit: (post: Post) => Promise<void>,
-  ): Promise<Database[] | undefined> {
+  ): Promise<{ databases: Database[]; reader?: Reader } | undefined> {
     const { access } = this.options;
-    if (!access) return this.options.databases.map((database) => this.audit.watch(database));
+    if (!access) return { databases: this.options.databases.map((database) => this.audit.watch(database)) };
+    // Widened, not replaced: the session may hold grants of what was offered to it too (a derived playbook).
     const granted = access.forMessage(inbound, session.grantsUsed, async (used) => {
-      session.grantsUsed = used;
+      session.grantsUsed = widenGrants(session.grantsUsed, used);
     });
     if ('refusal' in granted) {
       await this.audit.record({ kind: 'message', decision: 'refused', reason: 'access policy', rule: granted.refusal });
       await emit({ kind: 'text', markdown: granted.refusal });
       return undefined;
     }
-    return granted.databases.map((database) => this.audit.watch(database));
+    return { databases: granted.databases.map((database) => this.audit.watch(database)), reader: granted.reader };
+  }
+
+  /**
+   * Audits an offer to the sender; under a policy, the thread now holds what a derived one quotes, so it takes on
+   * its grants (a person lacking them may not go on with the thread).
+   */
+  private async offered(thread: ThreadContext, offer: Offer): Promise<void> {
+    const grants = offer.derivedFrom?.grantsUsed;
+    if (thread.reader && grants) thread.session.grantsUsed = widenGrants(thread.session.grantsUsed, grants);
+    await this.audit.record(offeredEvent(offer));
   }
 
   /** Whether the sender has budget left for work; if not, the thread is told which ran out and when it resets. */
@@ -341,6 +358,8 @@ export class MessageTurns {
         text,
         userId: inbound.user.id,
         databases: thread.databases,
+        ...(thread.reader ? { reader: thread.reader } : {}),
+        onOffered: (offer) => this.offered(thread, offer),
         conversation: session.conversation,
         settings: { ...session.settings, approve: session.settings.approve ?? this.options.approvalMode(threadKey) },
         kernel,

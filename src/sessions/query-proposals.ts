@@ -2,7 +2,9 @@
  * Learning from accepted work: when a section is accepted, the SQL behind its numbers is proposed as
  * a verified query of the knowledge store (Accept / Discard for the thread's owner and reviewers;
  * `accept query` typed in the console). Accepted, it is written as a YAML file into
- * `<TALLY_KNOWLEDGE_DIR>/<database>/`, reviewed like code from then on, and the agent uses it.
+ * `<TALLY_KNOWLEDGE_DIR>/<database>/`, reviewed like code from then on, and the agent uses it. The
+ * file records the thread and what it read (`thread:`, `grants:`): the query and its question are
+ * offered only to people who may read all of that. Publishing it is audited.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,6 +12,7 @@ import { stringify } from 'yaml';
 import type { Cell, Section } from '../report/report.js';
 import { latest } from '../report/report.js';
 import { DONE, type Handled, mayDecide, type ThreadContext } from './thread-context.js';
+import { derivationOf, publishedEvent } from './thread-derivation.js';
 
 export interface QueryProposal {
   database: string;
@@ -97,7 +100,17 @@ export async function decideQueryProposal(
     sql: proposal.sql,
     verified_by: thread.inbound.user.id,
   };
-  const path = await writeNew(folder, slug(proposal.name), stringify({ queries: [query] }));
+  const derivation = derivationOf(thread);
+  const file = {
+    queries: [query],
+    thread: derivation.thread,
+    ...(derivation.grantsUsed ? { grants: derivation.grantsUsed } : {}),
+  };
+  const path = await writeNew(folder, slug(proposal.name), stringify(file));
+  await thread.audit.record({
+    ...publishedEvent('verified-query', proposal.name, path, derivation),
+    database: proposal.database,
+  });
   await options.onQueryVerified?.(path);
   await thread.emit({
     kind: 'text',

@@ -1,16 +1,21 @@
 /**
  * Report commands in a thread: `report` exports the accepted sections (Markdown with its figures,
  * one HTML page, a notebook) as files; `save as playbook` drafts a playbook from the accepted
- * sections and shows it for review; accepting the draft writes it where playbooks are read from.
+ * sections and shows it for review; accepting the draft writes it where playbooks are read from,
+ * with the thread's key and what the thread read in its front matter (it is offered only to people
+ * who may read all of that), and audits the publication.
  */
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { grantedTables } from '../agent/derived-access.js';
+import { stampDerivation } from '../agent/playbook-derivation.js';
 import type { Database } from '../ports/database.js';
 import { exportReport } from '../report/export-report.js';
 import { draftPlaybook } from '../report/playbook-draft.js';
 import type { ReportDocument } from '../report/report-document.js';
 import { savedPlaybookKey } from './session-record.js';
 import { DONE, type Handled, mayDecide, type ThreadContext } from './thread-context.js';
+import { derivationOf, publishedEvent } from './thread-derivation.js';
 
 export interface ReportCommandOptions {
   databases: Database[];
@@ -33,12 +38,16 @@ export async function exportThreadReport(thread: ThreadContext, options: ReportC
     return DONE;
   }
   const files = exportReport(document);
+  // A report holds what its thread read: only people holding all of it reach this command (the thread refuses the
+  // rest), and the record names it.
+  const tables = grantedTables(thread.session.grantsUsed);
   for (const file of files) {
     await thread.audit.record({
       kind: 'export',
       decision: 'allowed',
       file: file.path,
       bytes: file.content.byteLength,
+      ...(tables.length > 0 ? { tables } : {}),
     });
     await thread.emit({ kind: 'file', name: file.path, mime: file.mime, content: file.content, title: document.title });
   }
@@ -105,7 +114,10 @@ export async function decidePlaybook(
   }
   await mkdir(options.playbookDir, { recursive: true });
   const path = join(options.playbookDir, draft.file);
-  await writeFile(path, draft.markdown, { flag: 'wx' });
+  // The grants as they are now, not at the draft: the thread may have read more since.
+  const derivation = derivationOf(thread);
+  await writeFile(path, stampDerivation(draft.markdown, derivation), { flag: 'wx' });
+  await thread.audit.record(publishedEvent('playbook', draft.title, path, derivation));
   await thread.store.set(savedPlaybookKey(thread.inbound.threadKey), path);
   await options.onPlaybookSaved(path);
   await thread.emit({

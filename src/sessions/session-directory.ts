@@ -3,9 +3,10 @@
  * sessions`, Discord's autocomplete), starter prompts from the configured databases and playbooks,
  * and the settings a new thread starts with.
  */
+import { offeredTo } from '../agent/derived-access.js';
 import type { Playbook } from '../agent/playbooks.js';
 import { DEFAULT_SETTINGS, describeSettings } from '../agent/settings.js';
-import type { AccessControl } from '../ports/access.js';
+import type { AccessControl, Reader } from '../ports/access.js';
 import type { SessionSummary, TallyDirectory, ThreadKey } from '../ports/chat.js';
 import type { Database } from '../ports/database.js';
 import type { Store } from '../ports/store.js';
@@ -47,9 +48,12 @@ export function sessionDirectory(options: DirectoryOptions): TallyDirectory {
         title: `Check ${database.name}`,
         message: `Are the ${database.name} tables consistent?`,
       }));
+      // A playbook saved from a thread is suggested only to a viewer who may read all that thread read, there.
+      const { access } = options;
+      const reader: Reader | undefined = access && { mayRead: (used) => access.mayView(viewer, used) };
       const fromPlaybooks = options
         .playbooks()
-        .filter((playbook) => playbook.ask)
+        .filter((playbook) => playbook.ask && offeredTo(playbook.derivedFrom, reader))
         .map((playbook) => ({ title: playbook.title, message: playbook.ask ?? '' }));
       return [...fromDatabases, ...fromPlaybooks];
     },

@@ -1,5 +1,6 @@
 /** What the handlers of one inbound message share: the session, its report book and log, and the thread. */
 import type { Resume } from '../agent/agent.js';
+import type { Reader } from '../ports/access.js';
 import type { AuditTrail } from '../ports/audit.js';
 import type { Inbound, Post } from '../ports/chat.js';
 import type { Database } from '../ports/database.js';
@@ -22,6 +23,8 @@ export interface ThreadContext {
   store: Store;
   /** Where exports and shared files are recorded. */
   audit: AuditTrail;
+  /** What the sender may read here, under the access policy (absent: no policy, and no grants are tracked). */
+  reader?: Reader;
 }
 
 /**

@@ -89,8 +89,10 @@ describe('learning from accepted work, on Slack', () => {
     await fixture.slack.waitFor(() => message('Saved the verified query'), 60_000);
     const [database] = await readdir(knowledgeDir);
     const file = join(knowledgeDir, database ?? '', 'verified-customers-by-paperless-billing.yaml');
+    // The thread it was learned from; with no access policy what it read is not tracked, so no grants.
     expect(parse(await readFile(file, 'utf8'))).toEqual({
       queries: [{ name: TITLE, question: 'how many customers use paperless billing?', sql: SQL, verified_by: ANN }],
+      thread: fixture.threadKey(threadTs),
     });
     await fixture.slack.reply({
       user: ANN,
