@@ -36,6 +36,7 @@ import {
 } from './ops/readiness.js';
 import { AccessPolicy, requirePseudonymSecret } from './policy/access-policy.js';
 import { loadPolicy } from './policy/policy-file.js';
+import { openPolicyViews } from './policy/policy-views.js';
 import type { AuditTrail } from './ports/audit.js';
 import type { Post, TallyDirectory, ThreadKey } from './ports/chat.js';
 import { type Clock, SYSTEM_CLOCK } from './ports/clock.js';
@@ -203,9 +204,20 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
   const databases = (await openDatabases(config, logger, options.say ?? (() => {}))).map((database) =>
     measuredDatabase(database, metrics),
   );
-  const policy = policyRules && new AccessPolicy(policyRules, config.access, databases);
+  let policy: AccessPolicy | undefined;
   try {
     await checkAccounts(config, logger, options);
+    const views =
+      policyRules &&
+      (await openPolicyViews({
+        databases: config.databases,
+        policy: policyRules,
+        secret: config.access.pseudonymSecret,
+        limits: config.databaseLimits,
+        logger,
+        ...(options.say ? { say: options.say } : {}),
+      }));
+    policy = policyRules && new AccessPolicy(policyRules, config.access, databases, views);
   } catch (error) {
     await Promise.all(databases.map((database) => database.close()));
     throw error;
@@ -326,6 +338,7 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
       await router.idle();
       await engine.close();
       await Promise.all(databases.map((database) => database.close()));
+      await policy?.close();
       await store.close();
       await ops?.close();
     },

@@ -300,3 +300,16 @@ export class PolicyFileError extends AppError {
     this.issues = issues;
   }
 }
+
+/** What `tally policy apply` made no longer matches the policy: start-up stops rather than read through less. */
+export class PolicyViewsError extends AppError {
+  constructor(problems: ReadonlyArray<{ database: string; problem: string }>) {
+    const lines = problems.map(({ database, problem }) => `  ${database}: ${problem}`);
+    const names = [...new Set(problems.map(({ database }) => database))];
+    super(
+      'POLICY_VIEWS_OUTDATED',
+      `The database views of the access policy (TALLY_POLICY) do not match it:\n${lines.join('\n')}\nRun ${names.map((name) => `tally policy apply --admin-url URL --db ${name}`).join(' and ')} (README: Who sees what).`,
+      { details: { problems } },
+    );
+  }
+}

@@ -68,12 +68,13 @@ function readOf(
   sql: string,
   access: StatementAccess | undefined,
   dialect: Database['dialect'],
-): Pick<AuditEvent, 'tables' | 'columns' | 'masked'> {
+): Pick<AuditEvent, 'tables' | 'columns' | 'masked' | 'enforcedBy'> {
   if (!access) return tablesOf(sql, dialect);
   return {
     tables: access.tables,
     columns: access.columns,
     ...(access.masked.length > 0 ? { masked: access.masked } : {}),
+    enforcedBy: access.enforcedBy,
   };
 }
 

@@ -19,6 +19,7 @@ import { type Access, type Principal, resolveAccess, setMatches } from './access
 import { pseudonymKey } from './masked-view.js';
 import { policedDatabase } from './policed-database.js';
 import type { Policy } from './policy-file.js';
+import type { ProfileDatabases } from './profile-databases.js';
 import { missingGrants, recordReads } from './thread-grants.js';
 
 export class AccessPolicy implements AccessControl {
@@ -27,6 +28,8 @@ export class AccessPolicy implements AccessControl {
     private readonly settings: AccessSettings,
     /** The configured databases, which grants open. */
     private readonly databases: readonly Database[],
+    /** Per database, the logins `tally policy apply` made, where the start-up check found them. */
+    private readonly views: ReadonlyMap<string, ProfileDatabases> = new Map(),
   ) {
     requirePseudonymSecret(policy, settings);
   }
@@ -92,13 +95,18 @@ export class AccessPolicy implements AccessControl {
     return [...this.resolve(viewerPrincipal(viewer, this.consoleUser)).databases.keys()];
   }
 
+  async close(): Promise<void> {
+    await Promise.all([...this.views.values()].map((views) => views.close()));
+  }
+
   /** The databases `access` may read, each enforcing it; `onRead` hears of every table a statement read. */
   private databasesFor(access: Access, onRead: (reads: TableRead[]) => Promise<void>): Database[] {
     return this.databases.flatMap((database) => {
       const granted = access.databases.get(database.name);
       if (!granted) return [];
       const key = pseudonymKey(this.settings.pseudonymSecret ?? '', database.name);
-      return [policedDatabase(database, { access: granted, pseudonymKey: key, onRead })];
+      const views = this.views.get(database.name);
+      return [policedDatabase(database, { access: granted, pseudonymKey: key, onRead, ...(views ? { views } : {}) })];
     });
   }
 }

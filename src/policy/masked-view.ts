@@ -30,26 +30,39 @@ export function pseudonymKey(secret: string, database: string): string {
  * 16 hex digits of SHA-256 over key and value: stable per value, so joins and group-bys still work. The three
  * dialects give the same digits for the same text, integer or date (PostgreSQL writes dates as MySQL does because
  * the connector sets DateStyle ISO), so pseudonyms from different databases match (policy-pseudonyms.test.ts).
+ * `key`: SQL that gives the key (a literal here, a subquery of a table only the view's owner reads in the views
+ * `tally policy apply` creates).
  */
-function pseudonym(dialect: SqlDialect, key: string, column: string): string {
-  if (dialect === 'mysql') return `LEFT(SHA2(CONCAT('${key}', ${column}), 256), 16)`;
-  if (dialect === 'postgres') return `left(encode(sha256(convert_to('${key}' || ${column}::text, 'UTF8')), 'hex'), 16)`;
-  return `tally_pseudonym('${key}', ${column})`;
+export function pseudonymSql(dialect: SqlDialect, key: string, column: string): string {
+  if (dialect === 'mysql') return `LEFT(SHA2(CONCAT(${key}, ${column}), 256), 16)`;
+  if (dialect === 'postgres') return `left(encode(sha256(convert_to(${key} || ${column}::text, 'UTF8')), 'hex'), 16)`;
+  return `tally_pseudonym(${key}, ${column})`;
 }
 
-const TYPED_NULL: Record<SqlDialect, string> = { mysql: 'CAST(NULL AS CHAR)', postgres: 'NULL::text', sqlite: 'NULL' };
+export const TYPED_NULL: Record<SqlDialect, string> = {
+  mysql: 'CAST(NULL AS CHAR)',
+  postgres: 'NULL::text',
+  sqlite: 'NULL',
+};
 
 /** The largest LIMIT MySQL takes: no limit at all, but a view with it is never merged. */
-const UNLIMITED = '18446744073709551615';
+export const UNLIMITED = '18446744073709551615';
+
+/** A string literal: MySQL with its default sql_mode reads a backslash as an escape, the others as itself. */
+export function quoteString(dialect: SqlDialect, text: string): string {
+  const escaped = dialect === 'mysql' ? text.replaceAll('\\', '\\\\') : text;
+  return `'${escaped.replaceAll("'", "''")}'`;
+}
 
 export function quoteName(dialect: SqlDialect, name: string): string {
   return dialect === 'mysql' ? `\`${name.replaceAll('`', '``')}\`` : `"${name.replaceAll('"', '""')}"`;
 }
 
-function columnExpression(dialect: SqlDialect, key: string, column: ViewColumn): string | undefined {
+/** What a view selects for `column`: the column, its pseudonym, a typed NULL, or nothing when it is denied. */
+export function columnExpression(dialect: SqlDialect, key: string, column: ViewColumn): string | undefined {
   const name = quoteName(dialect, column.name);
   if (column.access === 'raw') return name;
-  if (column.access === 'hash') return `${pseudonym(dialect, key, name)} AS ${name}`;
+  if (column.access === 'hash') return `${pseudonymSql(dialect, key, name)} AS ${name}`;
   if (column.access === 'redact') return `${TYPED_NULL[dialect]} AS ${name}`;
   return undefined;
 }
@@ -68,7 +81,7 @@ export function withMaskedViews(options: {
 }): string {
   const { sql, tokens, dialect, schema, key, tables } = options;
   const views = tables.map(({ table, columns }) => {
-    const list = columns.flatMap((column) => columnExpression(dialect, key, column) ?? []).join(', ');
+    const list = columns.flatMap((column) => columnExpression(dialect, `'${key}'`, column) ?? []).join(', ');
     const source = `${quoteName(dialect, schema)}.${quoteName(dialect, table)}`;
     const hashed = columns.some((column) => column.access === 'hash');
     // A view with pseudonyms is built once, not merged into the statement: merged, a join on a pseudonym hashes

@@ -22,6 +22,7 @@ import type { DatabaseAccess } from './access.js';
 import { withoutValues } from './error-values.js';
 import { quoteName, withMaskedViews } from './masked-view.js';
 import { nestedWithProblem } from './nested-with.js';
+import type { ProfileDatabases } from './profile-databases.js';
 import { checkStatement, type StatementRead } from './statement-access.js';
 
 export interface PolicedDatabaseOptions {
@@ -30,6 +31,19 @@ export interface PolicedDatabaseOptions {
   pseudonymKey: string;
   /** Told after each statement that ran, with the tables it read. */
   onRead?: (reads: TableRead[]) => Promise<void>;
+  /**
+   * The logins `tally policy apply` made for this database: given, every statement runs as the login of this
+   * person's profile, against its views; absent (SQLite, or no apply), tally's rewrite masks alone.
+   */
+  views?: ProfileDatabases;
+}
+
+/** A statement ready to run: what to send where, what it reads, and what holds the policy for it. */
+interface Prepared {
+  statement: string;
+  read: StatementRead;
+  target: Database;
+  enforcedBy: string;
 }
 
 const MASK_NOTES = {
@@ -37,11 +51,14 @@ const MASK_NOTES = {
   redact: 'redacted by the access policy: always NULL',
 } as const;
 
+const REWRITE = (inner: Database) => ({ target: inner, enforcedBy: 'rewrite' });
+
 export function policedDatabase(inner: Database, options: PolicedDatabaseOptions): Database {
   const { access, pseudonymKey: key } = options;
   let tableList: Promise<TableInfo[]> | undefined;
   let schema: Promise<string> | undefined;
   const described = new Map<string, Promise<TableDescription>>();
+  let loggingIn: ReturnType<ProfileDatabases['forAccess']> | undefined;
   const allTables = () => {
     tableList ??= inner.listTables();
     return tableList;
@@ -64,11 +81,14 @@ export function policedDatabase(inner: Database, options: PolicedDatabaseOptions
     return schema;
   };
 
-  /** The statement to run instead of `sql`, and what it reads. */
-  async function prepare(sql: string): Promise<{ statement: string; read: StatementRead }> {
+  /** Where and how `sql` runs: as the person's login when the database enforces the policy, else rewritten. */
+  async function prepare(sql: string): Promise<Prepared> {
     const tokenized = tokenizeSql(sql, inner.dialect);
+    loggingIn ??= options.views?.forAccess(access);
+    const login = await loggingIn;
+    const as = login ? { target: login.database, enforcedBy: `database login ${login.login}` } : undefined;
     // SQL the tokenizer refuses goes to the connector as it is, whose guard refuses it with its own message.
-    if (!tokenized.ok) return { statement: sql, read: { tables: [], others: [] } };
+    if (!tokenized.ok) return { statement: sql, read: { tables: [], others: [] }, ...(as ?? REWRITE(inner)) };
     const tokens = tokenized.tokens.filter((token) => token.text !== ';');
     const verdict = await checkStatement({
       tokens,
@@ -92,8 +112,10 @@ export function policedDatabase(inner: Database, options: PolicedDatabaseOptions
         `No column of ${empty.table} is granted to you by the access policy.`,
       );
     }
+    // The login reads only its views, whatever the statement nests: nothing to rewrite.
+    if (as) return { statement: sql, read: verdict, ...as };
     const masked = verdict.tables.filter(({ columns }) => columns.some((column) => column.access !== 'raw'));
-    if (masked.length === 0) return { statement: sql, read: verdict };
+    if (masked.length === 0) return { statement: sql, read: verdict, ...REWRITE(inner) };
     const problem = nestedWithProblem(
       tokens,
       inner.dialect,
@@ -108,10 +130,10 @@ export function policedDatabase(inner: Database, options: PolicedDatabaseOptions
       key,
       tables: masked,
     });
-    return { statement, read: verdict };
+    return { statement, read: verdict, ...REWRITE(inner) };
   }
 
-  async function reported(read: StatementRead): Promise<StatementAccess> {
+  async function reported({ read, enforcedBy }: Prepared): Promise<StatementAccess> {
     const reads: TableRead[] = [
       ...read.tables.map(({ table, columns }) => ({
         database: inner.name,
@@ -131,6 +153,7 @@ export function policedDatabase(inner: Database, options: PolicedDatabaseOptions
           .filter((column) => column.access === 'hash' || column.access === 'redact')
           .map((column) => `${table}.${column.name} (${column.access})`),
       ),
+      enforcedBy,
     };
   }
 
@@ -181,29 +204,29 @@ export function policedDatabase(inner: Database, options: PolicedDatabaseOptions
       return { ...description, columns };
     },
     async query(sql: string, queryOptions?: QueryOptions) {
-      const { statement, read } = await prepare(sql);
+      const prepared = await prepare(sql);
       try {
-        const result = await inner.query(statement, queryOptions);
-        return { ...result, access: await reported(read) };
+        const result = await prepared.target.query(prepared.statement, queryOptions);
+        return { ...result, access: await reported(prepared) };
       } catch (error) {
-        throw scrubbed(error, sql, read);
+        throw scrubbed(error, sql, prepared.read);
       }
     },
     async extract(sql: string, kernel: Kernel, name: string, extractOptions: ExtractOptions = {}): Promise<Provenance> {
-      const { statement, read } = await prepare(sql);
-      const masked = read.tables.flatMap(({ table, columns }) =>
+      const prepared = await prepare(sql);
+      const masked = prepared.read.tables.flatMap(({ table, columns }) =>
         columns
           .filter((column) => column.access === 'hash' || column.access === 'redact')
           .map((column) => ({ column: `${table}.${column.name}`, treatment: column.access as 'hash' | 'redact' })),
       );
       try {
-        const provenance = await inner.extract(statement, kernel, name, {
+        const provenance = await prepared.target.extract(prepared.statement, kernel, name, {
           ...extractOptions,
-          described: { sql, masked },
+          described: { sql, masked, enforcedBy: prepared.enforcedBy },
         });
-        return { ...provenance, access: await reported(read) };
+        return { ...provenance, access: await reported(prepared) };
       } catch (error) {
-        throw scrubbed(error, sql, read);
+        throw scrubbed(error, sql, prepared.read);
       }
     },
     close: () => inner.close(),

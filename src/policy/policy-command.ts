@@ -12,11 +12,18 @@ import type { Database } from '../ports/database.js';
 import type { Principal } from './access.js';
 import { explainPolicy } from './explain-policy.js';
 import { loadPolicy } from './policy-file.js';
+import { applyCommand, checkCommand } from './policy-views-command.js';
 
 export const POLICY_USAGE = `usage: tally policy explain --user ID [--channel ID | --dm] [--groups ID,ID] [--platform slack|discord|console] [--guild ID]
   what that person may read there under TALLY_POLICY (tables, columns, masks) and which rule decides.
   --groups names their Slack user groups or Discord roles; --platform defaults to slack for U…/W… ids,
-  discord for numeric ids, console otherwise.`;
+  discord for numeric ids, console otherwise.
+       tally policy apply --admin-url URL [--db NAME] [--dry-run]
+  makes the database enforce TALLY_POLICY: per view profile a schema of views and a login that reads only them
+  (MySQL/MariaDB, PostgreSQL). URL: an account on the same server that may create schemas, views and users.
+  --dry-run prints the statements, secrets as …
+       tally policy check
+  whether each database's views and logins match the policy (exit 2 when not).`;
 
 const FLAGS = new Set(['--user', '--channel', '--groups', '--platform', '--guild']);
 
@@ -65,7 +72,10 @@ export async function policyCommand(words: readonly string[], print: (line: stri
     print(POLICY_USAGE);
     return 0;
   }
-  const principal = sub === 'explain' ? parseExplainFlags(rest) : `unknown subcommand '${sub ?? ''}'`;
+  if (sub === 'check') return checkCommand(print);
+  const applied = sub === 'apply' ? await applyCommand(rest, print) : undefined;
+  if (typeof applied === 'number') return applied;
+  const principal = applied ?? (sub === 'explain' ? parseExplainFlags(rest) : `unknown subcommand '${sub ?? ''}'`);
   if (typeof principal === 'string') {
     process.stderr.write(`tally policy: ${principal}\n${POLICY_USAGE}\n`);
     return 2;

@@ -46,6 +46,8 @@ export interface AuditEvent {
   columns?: string[];
   /** Columns the access policy masked, as `table.column (hash|redact)`. */
   masked?: string[];
+  /** What held the policy for this statement: the database (`database login tally_p_…`) or tally's `rewrite`. */
+  enforcedBy?: string;
   rows?: number;
   bytes?: number;
   /** A shared file's or an export's name. */

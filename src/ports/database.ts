@@ -56,6 +56,11 @@ export interface StatementAccess {
   columns: string[];
   /** `table.column (hash|redact)`. */
   masked: string[];
+  /**
+   * What held the policy: `database login tally_p_…` (the statement ran as a login that reads only views of what
+   * the person may see) or `rewrite` (tally put masking views in front of the statement; SQLite, or no `apply`).
+   */
+  enforcedBy: string;
 }
 
 export interface QueryResult {
@@ -95,7 +100,7 @@ export interface ExtractOptions {
    * What the provenance records instead of the statement run: the statement as the person wrote it, and the
    * columns the access policy masked in it (the statement run then reads masked views).
    */
-  described?: { sql: string; masked: MaskedColumn[] };
+  described?: { sql: string; masked: MaskedColumn[]; enforcedBy: string };
   /** Called after every chunk of rows written. */
   onProgress?: (progress: ExtractProgress) => void;
   signal?: AbortSignal;
@@ -124,6 +129,8 @@ export interface Provenance {
   extractedAt: string;
   /** Columns the access policy masked before the rows left the database. */
   masked?: MaskedColumn[];
+  /** Under the access policy, what masked them (`StatementAccess.enforcedBy`). */
+  maskedBy?: string;
   /** Set under the access policy: what the statement read. The audit trail takes it off before anyone else sees it. */
   access?: StatementAccess;
 }

@@ -87,7 +87,6 @@ const implementations = [
     /** Statements the database itself fails, after the masked table was rewritten into a view. */
     failing: ['SELECT * FROM customers WHERE nosuch = 1', 'SELECT CONVERT(email USING nosuch) FROM customers'],
     /** Where the key stood in the rewritten statement, once scrubbed. */
-    scrubbedKey: "CONCAT('…'",
   },
   {
     dialect: 'sqlite' as const,
@@ -101,7 +100,6 @@ const implementations = [
       "SELECT name FROM pragma_table_info('customers')",
     ],
     failing: ['SELECT * FROM customers WHERE nosuch = 1', 'SELECT email FROM customers WHERE'],
-    scrubbedKey: "tally_pseudonym('…'",
   },
   {
     dialect: 'postgres' as const,
@@ -128,7 +126,6 @@ const implementations = [
       'SELECT most_common_vals FROM pg_stats',
     ],
     failing: ['SELECT * FROM customers WHERE nosuch = 1', 'SELECT email::integer FROM customers'],
-    scrubbedKey: "convert_to('…' ||",
   },
 ];
 
@@ -149,7 +146,7 @@ function quotingErrors(inner: Database): Database {
 }
 
 describe.each(implementations)('the policed $dialect database', (implementation) => {
-  const { dialect, open, schema, finance, metadata, failing, scrubbedKey } = implementation;
+  const { dialect, open, schema, finance, metadata, failing } = implementation;
   let inner: Database;
   let analyst: Database;
   let support: Database;
@@ -332,8 +329,8 @@ describe.each(implementations)('the policed $dialect database', (implementation)
       );
       expect(error).toBeInstanceOf(QueryFailedError);
       const { message } = error as Error;
-      // The statement quoted is the rewritten one, the key's place marked.
-      expect(message).toContain(scrubbedKey);
+      // What the error quotes of the rewritten statement (the key among it) is cut as a value would be.
+      expect(message).toContain("'…'");
       expect(message).not.toContain(KEY);
     });
   });

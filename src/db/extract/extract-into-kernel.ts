@@ -165,7 +165,9 @@ export async function extractIntoKernel(request: ExtractRequest): Promise<Proven
     bytes,
     sha256: await hasher.digest(),
     extractedAt: new Date().toISOString(),
-    ...(request.options.described?.masked.length ? { masked: request.options.described.masked } : {}),
+    ...(request.options.described?.masked.length
+      ? { masked: request.options.described.masked, maskedBy: request.options.described.enforcedBy }
+      : {}),
   };
   const manifest = {
     version: 1,
