@@ -43,7 +43,7 @@ export async function applyPolicyViews(options: ApplyOptions): Promise<ApplyResu
   const profiles = possibleProfiles(policy, settings.name, catalog);
   const admin = await openPlainConnection(adminUrlFor(options.adminUrl, serverDatabase));
   try {
-    const before = await admin.query(appliedProfilesQuery(dialect, settings.name)).then(
+    const before = await admin.query(appliedProfilesQuery(dialect, settings.name, catalog.location)).then(
       (rows) => rows.map((row) => String(row.profile)),
       () => [] as string[],
     );

@@ -33,7 +33,9 @@ export async function checkPolicyViews(
   const runtime = await openPlainConnection(settings.url);
   let applied: string[];
   try {
-    applied = (await runtime.query(appliedProfilesQuery(dialect, settings.name))).map((row) => String(row.profile));
+    applied = (await runtime.query(appliedProfilesQuery(dialect, settings.name, catalog.location))).map((row) =>
+      String(row.profile),
+    );
   } catch (error) {
     return { state: 'rewrite only', reason: `${POLICY_SCHEMA}.profiles cannot be read: ${(error as Error).message}` };
   } finally {

@@ -7,6 +7,7 @@ import type { DatabaseLimitSettings, DatabaseSettings } from '../config-types.js
 import { PolicyViewsError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { checkPolicyViews, type ViewsState } from './check-policy-views.js';
+import { hasLogins } from './database-catalog.js';
 import type { Policy } from './policy-file.js';
 import { ProfileDatabases } from './profile-databases.js';
 
@@ -27,7 +28,7 @@ export async function openPolicyViews(options: {
     state.state === 'problems' ? state.problems.map((problem) => ({ database: settings.name, problem })) : [],
   );
   if (problems.length > 0) throw new PolicyViewsError(problems);
-  const rewriteOnly = states.filter(({ settings, state }) => state.state === 'rewrite only' && !settings.embedded);
+  const rewriteOnly = states.filter(({ settings, state }) => state.state === 'rewrite only' && hasLogins(settings));
   if (rewriteOnly.length > 0) {
     const names = rewriteOnly.map(({ settings }) => settings.name).join(', ');
     logger.warn({ databases: names }, REWRITE_ONLY_WARNING);

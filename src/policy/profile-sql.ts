@@ -44,7 +44,7 @@ export function policySchemaStatements(
     return [
       `CREATE DATABASE IF NOT EXISTS ${quoteName(dialect, POLICY_SCHEMA)}`,
       `CREATE TABLE IF NOT EXISTS ${keys} (location VARCHAR(190) PRIMARY KEY, pseudonym_key VARCHAR(128) NOT NULL)`,
-      `CREATE TABLE IF NOT EXISTS ${profiles} (profile VARCHAR(64) PRIMARY KEY, database_name VARCHAR(190) NOT NULL, applied_at VARCHAR(40) NOT NULL)`,
+      `CREATE TABLE IF NOT EXISTS ${profiles} (profile VARCHAR(64) PRIMARY KEY, database_name VARCHAR(190) NOT NULL, location VARCHAR(190) NOT NULL, applied_at VARCHAR(40) NOT NULL)`,
       `REPLACE INTO ${keys} (location, pseudonym_key) VALUES (${quoteString(dialect, location)}, ${quoteString(dialect, key)})`,
       `GRANT SELECT ON ${profiles} TO ${runtime}`,
     ];
@@ -54,7 +54,7 @@ export function policySchemaStatements(
     `REVOKE ALL ON SCHEMA ${quoteName(dialect, POLICY_SCHEMA)} FROM PUBLIC`,
     `CREATE TABLE IF NOT EXISTS ${keys} (location text PRIMARY KEY, pseudonym_key text NOT NULL)`,
     `REVOKE ALL ON ${keys} FROM PUBLIC`,
-    `CREATE TABLE IF NOT EXISTS ${profiles} (profile text PRIMARY KEY, database_name text NOT NULL, applied_at text NOT NULL)`,
+    `CREATE TABLE IF NOT EXISTS ${profiles} (profile text PRIMARY KEY, database_name text NOT NULL, location text NOT NULL, applied_at text NOT NULL)`,
     `INSERT INTO ${keys} (location, pseudonym_key) VALUES (${quoteString(dialect, location)}, ${quoteString(dialect, key)}) ON CONFLICT (location) DO UPDATE SET pseudonym_key = EXCLUDED.pseudonym_key`,
     `GRANT USAGE ON SCHEMA ${quoteName(dialect, POLICY_SCHEMA)} TO ${runtime}`,
     `GRANT SELECT ON ${profiles} TO ${runtime}`,
@@ -88,7 +88,7 @@ export function profileStatements(
     const [owner = '', rest = ''] = splitQualified(name);
     return `${quoteName(dialect, owner)}.${quoteName(dialect, rest)}`;
   });
-  const record = `INSERT INTO ${table(dialect, 'profiles')} (profile, database_name, applied_at) VALUES (${quoteString(dialect, profile.name)}, ${quoteString(dialect, profile.database)}, ${quoteString(dialect, options.appliedAt)})`;
+  const record = `INSERT INTO ${table(dialect, 'profiles')} (profile, database_name, location, applied_at) VALUES (${quoteString(dialect, profile.name)}, ${quoteString(dialect, profile.database)}, ${quoteString(dialect, options.location)}, ${quoteString(dialect, options.appliedAt)})`;
   if (dialect === 'mysql') {
     return [
       ...dropProfileStatements(dialect, profile.name),
@@ -137,9 +137,9 @@ export function dropProfileStatements(dialect: ServerDialect, name: string): str
   ];
 }
 
-/** The profiles `apply` recorded for `database`, as tally's own account reads them. */
-export function appliedProfilesQuery(dialect: ServerDialect, database: string): string {
-  return `SELECT profile FROM ${table(dialect, 'profiles')} WHERE database_name = ${quoteString(dialect, database)} ORDER BY profile`;
+/** The profiles `apply` recorded for `database` at `location` (the base tables' schema), as tally's account reads them. */
+export function appliedProfilesQuery(dialect: ServerDialect, database: string, location: string): string {
+  return `SELECT profile FROM ${table(dialect, 'profiles')} WHERE database_name = ${quoteString(dialect, database)} AND location = ${quoteString(dialect, location)} ORDER BY profile`;
 }
 
 function splitQualified(name: string): [string, string] {

@@ -7,7 +7,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/mariadb.js';
+import { pseudonymKey } from '../../src/policy/masked-view.js';
+import { dropProfileStatements } from '../../src/policy/profile-sql.js';
+import { adminConnection, createTestDatabase, type TestDatabase } from '../support/mariadb.js';
 import { addCrmTables, createFinanceDatabase } from '../support/policy-databases.js';
 import { runTally } from '../support/run-tally.js';
 import { startSlackStandIn } from '../support/slack/slack-stand-in.js';
@@ -229,4 +231,89 @@ grants: [{ to: [analysts], database: ${crm.name}, tables: ["*"] }]
     expect(json).toMatchObject({ outcome: 'not_granted', modelCalls: 0 });
     expect(json.message).toContain('Not granted by the access policy: it grants you no data here');
   }, 120_000);
+});
+
+describe('tally policy apply and check', () => {
+  let env: Record<string, string>;
+  const SECRET = 'cli-secret-0123456789';
+
+  beforeAll(async () => {
+    const path = await policyFile(
+      'views.yaml',
+      `
+principals:
+  analysts: { console_users: [analyst] }
+  support: { console_users: [helper] }
+databases:
+  ${crm.name}: { sensitive: { customers.email: hash, customers.phone: redact } }
+grants:
+  - { to: [analysts], database: ${crm.name}, tables: ["*"] }
+  - { to: [support], database: ${crm.name}, tables: [customers], columns: [customers.id, customers.segment] }
+`,
+    );
+    env = {
+      DATABASE_URL: crm.url,
+      TALLY_POLICY: path,
+      TALLY_PSEUDONYM_KEY: SECRET,
+      TALLY_REQUIRE_READONLY: 'false',
+      LLM_BASE_URL: 'http://127.0.0.1:9/v1',
+    };
+  });
+
+  afterAll(async () => {
+    // Profiles are named by their content, so the drops here remove exactly what this file made.
+    const admin = await adminConnection();
+    try {
+      const [rows] = await admin.query('SELECT profile FROM tally_policy.profiles WHERE location = ?', [crm.name]);
+      for (const { profile } of rows as Array<{ profile: string }>) {
+        for (const statement of dropProfileStatements('mysql', profile)) await admin.query(statement);
+      }
+      await admin.query('DELETE FROM tally_policy.pseudonym_keys WHERE location = ?', [crm.name]);
+    } finally {
+      await admin.end();
+    }
+  });
+
+  it('check says the rewrite alone masks before apply; --dry-run prints statements without secrets', async () => {
+    const before = await tally(['policy', 'check'], env);
+    expect(before.code).toBe(0);
+    expect(before.stdout).toContain(`${crm.name}: tally's rewrite only`);
+    const dry = await tally(['policy', 'apply', '--admin-url', crm.url, '--dry-run'], env);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/CREATE USER '[^']+'@'%' IDENTIFIED BY '…';/);
+    expect(dry.stdout).toContain(`${crm.name}: would make 2 view profiles in tally_policy`);
+    expect(dry.stdout).not.toContain(pseudonymKey(SECRET, crm.name));
+  }, 120_000);
+
+  it('apply makes the logins, check passes, and a missing one stops tally ask with exit code 2', async () => {
+    const applied = await tally(['policy', 'apply', '--admin-url', crm.url], env);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toContain(`${crm.name}: made 2 view profiles in tally_policy`);
+    const check = await tally(['policy', 'check'], env);
+    expect(check.code, check.stdout).toBe(0);
+    expect(check.stdout).toContain(`${crm.name}: enforced by the database (2 view profiles, each checked)`);
+
+    const victim = /^ {2}(tally_p_[0-9a-f]{12}): /m.exec(applied.stdout)?.[1] ?? '';
+    const admin = await adminConnection();
+    await admin.query(`DROP DATABASE \`${victim}\``);
+    await admin.end();
+    const broken = await tally(['policy', 'check'], env);
+    expect(broken.code).toBe(2);
+    expect(broken.stdout).toContain(victim);
+    const ask = await tally(['ask', 'How many customers are there?'], { ...env, TALLY_CONSOLE_USER: 'analyst' });
+    expect(ask.code).toBe(2);
+    expect(ask.stderr).toContain('The database views of the access policy (TALLY_POLICY) do not match it');
+    expect(ask.stderr).toContain(`tally policy apply --admin-url URL --db ${crm.name}`);
+
+    const again = await tally(['policy', 'apply', '--admin-url', crm.url], env);
+    expect(again.code).toBe(0);
+    expect((await tally(['policy', 'check'], env)).code).toBe(0);
+  }, 180_000);
+
+  it('refuses apply without --admin-url, with the usage', async () => {
+    const result = await tally(['policy', 'apply'], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--admin-url is required');
+    expect(result.stderr).toContain('tally policy apply --admin-url URL');
+  }, 60_000);
 });
