@@ -2,7 +2,8 @@
  * The database as the wall (`tally policy apply` / `check`), on real MariaDB and PostgreSQL: tally's own account is
  * read-only; apply makes a schema of views and a login per view profile; a person's statements then run as their
  * login, so the statements that got around tally's rewrite (a WITH nested in a subquery) read only the views; the
- * logins reach neither the base tables nor the pseudonym key (nor the view definitions on MariaDB); and whatever is
+ * logins reach neither the base tables nor the pseudonym key (nor the view definitions on MariaDB); DataFrames loaded
+ * into a real kernel come through the login too; and whatever is
  * missing or outdated stops start-up with the command that fixes it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,15 +28,23 @@ import { CUSTOMERS, createPolicyDatabases, type PolicyDatabases, RAW_CONTACTS } 
 import { crmAccessOf, KEY, POLICY, pseudonym } from '../support/policy-grants.js';
 import { createTestRole } from '../support/postgres.js';
 import { LIMITS } from '../support/sample-databases.js';
+import { startTestSandbox, type TestSandbox } from '../support/sandbox-fixture.js';
 
 const logger = createLogger({ level: 'silent' });
 const SECRET = 'secret';
 
 let databases: PolicyDatabases;
+let fixture: TestSandbox;
 beforeAll(async () => {
   databases = await createPolicyDatabases();
+  fixture = await startTestSandbox();
 });
-afterAll(() => databases?.drop());
+afterAll(() =>
+  cleanUp(
+    () => fixture?.close(),
+    () => databases?.drop(),
+  ),
+);
 
 const databaseOf = (url: string) => decodeURIComponent(new URL(url).pathname.slice(1));
 
@@ -193,6 +202,19 @@ describe.each(servers)('$dialect', (server) => {
     // The LIKE oracle finds nothing: the views hold pseudonyms, never addresses.
     const oracle = await analyst.query(HOSTILE[3] as string);
     expect(Number(oracle.rows[0]?.[0])).toBe(0);
+    // load_dataframe reads through the login too, and the provenance says what masked the rows.
+    const kernel = await fixture.sandbox.acquire(`policy-views-${server.dialect}`);
+    const provenance = await analyst.extract(HOSTILE[0] as string, kernel, 'nested');
+    expect(provenance.masked).toEqual([
+      { column: 'customers.email', treatment: 'hash' },
+      { column: 'customers.phone', treatment: 'redact' },
+    ]);
+    expect(provenance.maskedBy).toMatch(/^database login tally_p_/);
+    const frame = await kernel.run('print(nested.to_csv())\nprint(nested.attrs["provenance"])');
+    expect(frame.error, frame.error?.traceback).toBeUndefined();
+    expect(frame.stdout).toContain(pseudonym('eve.moss@example.com'));
+    for (const raw of RAW_CONTACTS) expect(frame.stdout).not.toContain(raw);
+    expect(frame.stdout).not.toContain(KEY);
     // tenure is not granted: the view has no such column, whatever the statement does.
     const tenure = await analyst.query('SELECT * FROM (WITH x AS (SELECT * FROM customers) SELECT * FROM x) t');
     expect(tenure.columns.map((column) => column.name)).not.toContain('tenure');
