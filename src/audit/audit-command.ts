@@ -91,6 +91,9 @@ export function describeRecord(record: AuditRecord): string {
       case 'query':
       case 'extract':
         return `${record.database ?? '?'} ${record.rows ?? 0} rows ${record.bytes ?? 0} B tables=${(record.tables ?? []).join(',')}${record.masked?.length ? ` masked=${record.masked.join(',')}` : ''}: ${oneLine(record.sql ?? '')}`;
+      case 'list':
+      case 'describe':
+        return `${record.database ?? '?'} tables=${(record.tables ?? []).join(',')}${record.columns ? ` columns=${record.columns.join(',')}` : ''}${record.rule ? `: ${oneLine(record.rule)}` : ''}`;
       case 'model': {
         const model = record.model;
         if (!model) return '';

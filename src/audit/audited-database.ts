@@ -1,7 +1,9 @@
 /**
  * A `Database` whose every statement and extraction leaves an audit record: the SQL as written, the
  * tables (and, under the access policy, the columns and masks) it read, rows and bytes, or the
- * refusal and the rule behind it. Listings and descriptions read no rows and are not recorded.
+ * refusal and the rule behind it. Listings and descriptions say what was shown: the tables listed,
+ * once per message (a wrapper lives for one message), and each table's columns the first time they
+ * are described in it.
  */
 import { statementTables } from '../db/statement-tables.js';
 import { SqlRejectedError } from '../errors.js';
@@ -11,6 +13,8 @@ import type { Kernel } from '../ports/sandbox.js';
 
 export function auditedDatabase(inner: Database, audit: Pick<AuditTrail, 'record'>): Database {
   const base = (kind: 'query' | 'extract', sql: string) => ({ kind, database: inner.name, sql });
+  let listed: Promise<void> | undefined;
+  const described = new Map<string, Promise<void>>();
 
   async function refused(kind: 'query' | 'extract', sql: string, error: unknown): Promise<never> {
     if (error instanceof SqlRejectedError) {
@@ -33,8 +37,45 @@ export function auditedDatabase(inner: Database, audit: Pick<AuditTrail, 'record
     get dialect() {
       return inner.dialect;
     },
-    listTables: () => inner.listTables(),
-    describeTable: (table: string) => inner.describeTable(table),
+    async listTables() {
+      const tables = await inner.listTables();
+      listed ??= audit.record({
+        kind: 'list',
+        database: inner.name,
+        tables: tables.map((table) => table.name),
+        decision: 'allowed',
+      });
+      await listed;
+      return tables;
+    },
+    async describeTable(table: string) {
+      const description = await inner.describeTable(table).catch(async (error: unknown) => {
+        await audit.record({
+          kind: 'describe',
+          database: inner.name,
+          tables: [table],
+          decision: 'refused',
+          // Under a policy a table the person may not read is described as not there, "that you may read".
+          reason: /that you may read/.test((error as Error).message) ? 'access policy' : 'no such table',
+          rule: (error as Error).message,
+        });
+        throw error;
+      });
+      if (!described.has(table)) {
+        described.set(
+          table,
+          audit.record({
+            kind: 'describe',
+            database: inner.name,
+            tables: [table],
+            columns: description.columns.map((column) => `${table}.${column.name}`),
+            decision: 'allowed',
+          }),
+        );
+      }
+      await described.get(table);
+      return description;
+    },
     async query(sql: string, options?: QueryOptions) {
       const { access, ...result } = await inner.query(sql, options).catch((error) => refused('query', sql, error));
       await audit.record({

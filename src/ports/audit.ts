@@ -20,6 +20,10 @@ export interface AuditActor {
 export type AuditKind =
   | 'query'
   | 'extract'
+  /** The tables a person was shown (list_tables, the schema in the model's prompt): once per message. */
+  | 'list'
+  /** The columns of a table a person was shown (describe_table, the schema summary): once per table and message. */
+  | 'describe'
   | 'shared-file'
   | 'export'
   | 'model'

@@ -27,6 +27,8 @@ import { serveScheduledSlack } from '../support/scheduled-chat.js';
 import { type SlackStandIn, startSlackStandIn } from '../support/slack/slack-stand-in.js';
 import { createTestEnvironment, type TestEnvironment } from '../support/test-environment.js';
 
+/** Records of what a message was shown (tables listed, columns described), besides the accesses. */
+const SHOWN = new Set(['list', 'describe']);
 const CHANNEL = 'C1ANALYTICS';
 const ANN = 'U1ANN';
 const AUDITOR = 'auditor-jo';
@@ -151,7 +153,7 @@ describe('the audit trail', () => {
     records = await auditJson();
     const threadKey = `slack:${slack.ids.teamId}:${CHANNEL}:${threadTs}`;
     const accesses = records
-      .filter((record) => record.kind !== 'model')
+      .filter((record) => record.kind !== 'model' && !SHOWN.has(record.kind))
       .map((record) => [record.kind, record.decision, record.reason ?? '', record.sql ?? record.file ?? '']);
     expect(accesses).toEqual([
       ['query', 'allowed', '', COUNT_SQL],
@@ -163,7 +165,7 @@ describe('the audit trail', () => {
       ['export', 'allowed', '', 'report.ipynb'],
     ]);
     // Every model request is there too, in its place between the accesses it led to.
-    expect(records.map((record) => record.kind)).toEqual([
+    expect(records.filter((record) => !SHOWN.has(record.kind)).map((record) => record.kind)).toEqual([
       'model', // triage
       'model', // asks for the count
       'query',
@@ -189,7 +191,7 @@ describe('the audit trail', () => {
   }, 300_000);
 
   it('says what each access read: tables, columns, masks, rows and bytes; the refusal names its rule', () => {
-    const [count, refusal, extract] = records.filter((record) => record.kind !== 'model');
+    const [count, refusal, extract] = records.filter((record) => record.kind !== 'model' && !SHOWN.has(record.kind));
     expect(count).toMatchObject({ database: environment.database.name, tables: ['user_payments'], rows: 4 });
     expect(count?.columns).toEqual(expect.arrayContaining(['user_payments.Contract', 'user_payments.customerID']));
     expect(count?.masked).toEqual(['user_payments.customerID (hash)']);
@@ -199,6 +201,17 @@ describe('the audit trail', () => {
     expect(extract).toMatchObject({ tables: ['user_payments'], masked: ['user_payments.customerID (hash)'] });
     expect(extract?.rows).toBeGreaterThan(1000);
     expect(extract?.bytes).toBeGreaterThan(10_000);
+  });
+
+  it('says which tables and columns each message showed, granted ones only', () => {
+    const lists = records.filter((record) => record.kind === 'list');
+    const descriptions = records.filter((record) => record.kind === 'describe');
+    expect(lists.length).toBeGreaterThan(0);
+    expect(descriptions.length).toBeGreaterThan(0);
+    for (const list of lists) expect(list.tables).not.toContain('user_churn');
+    const described = descriptions.filter((record) => record.decision === 'allowed');
+    expect(described.flatMap((record) => record.tables ?? [])).not.toContain('user_churn');
+    expect(described.flatMap((record) => record.columns ?? [])).toContain('user_payments.customerID');
   });
 
   it('says where each model request went and which tool results went into it, by name and size only', () => {
@@ -223,7 +236,11 @@ describe('the audit trail', () => {
   it('filters as an auditor asks, and counts the refusal in /metrics', async () => {
     expect(await auditJson('--user', 'U9NOBODY')).toEqual([]);
     const onTheDatabase = await auditJson('--db', environment.database.name);
-    expect(onTheDatabase.map((record) => record.kind)).toEqual(['query', 'query', 'extract']);
+    expect(onTheDatabase.filter((record) => !SHOWN.has(record.kind)).map((record) => record.kind)).toEqual([
+      'query',
+      'query',
+      'extract',
+    ]);
     const recent = await auditJson('--since', '1h', '--thread', records[0]?.actor?.thread ?? '');
     expect(recent).toHaveLength(records.length);
     const printed = await tally(['audit', '--user', ANN]);

@@ -90,6 +90,38 @@ describe('an audited database', () => {
     expect((await store.auditLog().verify()).ok).toBe(true);
   });
 
+  it('records what a listing and a description showed, once per message, and a refused description', async () => {
+    const before = (await records()).length;
+    const watched = trail.watch(database);
+    await trail.within(ACTOR, async () => {
+      await watched.listTables();
+      await watched.listTables();
+      await watched.describeTable('sales');
+      await watched.describeTable('sales');
+      await expect(watched.describeTable('payroll')).rejects.toThrow();
+    });
+    const shown = (await records()).slice(before);
+    expect(shown).toEqual([
+      expect.objectContaining({
+        kind: 'list',
+        database: 'sales',
+        tables: ['sales'],
+        decision: 'allowed',
+        actor: ACTOR,
+      }),
+      expect.objectContaining({
+        kind: 'describe',
+        tables: ['sales'],
+        columns: ['sales.region', 'sales.amount'],
+        decision: 'allowed',
+      }),
+      expect.objectContaining({ kind: 'describe', tables: ['payroll'], decision: 'refused' }),
+    ]);
+    // A new message (a new wrapper) records what it is shown again.
+    await trail.within(ACTOR, () => trail.watch(database).listTables());
+    expect((await records()).slice(before)).toHaveLength(4);
+  });
+
   it('records work done outside any person’s task without an actor', async () => {
     await trail.watch(database).query('SELECT 1 AS one');
     expect((await records()).at(-1)?.actor).toBeUndefined();
