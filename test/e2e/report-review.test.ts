@@ -209,7 +209,8 @@ describe('the reviewed report', () => {
     const saved = join(fixture.home, 'playbooks', 'customer-contract-overview.md');
     expect(existsSync(saved)).toBe(false); // shown for review before it is written
     await fixture.say('accept');
-    expect(await readFile(saved, 'utf8')).toBe(draft.markdown);
+    // As reviewed, with the thread it came from (no access policy here, so no grants were tracked to record).
+    expect(await readFile(saved, 'utf8')).toBe(draft.markdown.replace(/\n---\n/, `\nthread: ${fixture.thread}\n---\n`));
 
     await fixture.stop();
     await fixture.restart([callTool('triage', { verdict: 'answerable' }), say('ok')]);
