@@ -216,6 +216,7 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
         limits: config.databaseLimits,
         logger,
         ...(options.say ? { say: options.say } : {}),
+        wrap: (database) => measuredDatabase(database, metrics),
       }));
     policy = policyRules && new AccessPolicy(policyRules, config.access, databases, views);
   } catch (error) {

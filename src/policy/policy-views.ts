@@ -6,6 +6,7 @@
 import type { DatabaseLimitSettings, DatabaseSettings } from '../config-types.js';
 import { PolicyViewsError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { Database } from '../ports/database.js';
 import { checkPolicyViews, type ViewsState } from './check-policy-views.js';
 import { hasLogins } from './database-catalog.js';
 import type { Policy } from './policy-file.js';
@@ -21,8 +22,10 @@ export async function openPolicyViews(options: {
   limits: DatabaseLimitSettings;
   logger: Logger;
   say?: (line: string) => void;
+  /** Wraps each login's database as the configured ones are (metrics). */
+  wrap?: (database: Database) => Database;
 }): Promise<Map<string, ProfileDatabases>> {
-  const { policy, secret, limits, logger } = options;
+  const { policy, secret, limits, logger, wrap } = options;
   const states = await policyViewStates(options.databases, policy, secret);
   const problems = states.flatMap(({ settings, state }) =>
     state.state === 'problems' ? state.problems.map((problem) => ({ database: settings.name, problem })) : [],
@@ -40,7 +43,15 @@ export async function openPolicyViews(options: {
     const applied = new Set(state.profiles.map((profile) => profile.name));
     views.set(
       settings.name,
-      new ProfileDatabases({ settings, limits, logger, secret, catalog: state.catalog, applied }),
+      new ProfileDatabases({
+        settings,
+        limits,
+        logger,
+        secret,
+        catalog: state.catalog,
+        applied,
+        ...(wrap ? { wrap } : {}),
+      }),
     );
   }
   return views;

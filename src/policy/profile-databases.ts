@@ -22,6 +22,8 @@ export interface ProfileDatabasesOptions {
   catalog: Catalog;
   /** The profiles the check found made. */
   applied: ReadonlySet<string>;
+  /** Wraps each login's database as the configured ones are (metrics). */
+  wrap?: (database: Database) => Database;
 }
 
 export class ProfileDatabases {
@@ -48,9 +50,9 @@ export class ProfileDatabases {
     return { database: await database, login: profile.name };
   }
 
-  private open(login: string): Promise<Database> {
-    const { settings, limits, logger, secret } = this.options;
-    return openDatabase(
+  private async open(login: string): Promise<Database> {
+    const { settings, limits, logger, secret, wrap } = this.options;
+    const database = await openDatabase(
       {
         name: settings.name,
         url: profileUrl(settings.url, login, secret),
@@ -59,6 +61,7 @@ export class ProfileDatabases {
       limits,
       logger.child({ login }),
     );
+    return wrap ? wrap(database) : database;
   }
 
   async close(): Promise<void> {

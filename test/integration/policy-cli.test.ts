@@ -3,14 +3,16 @@
  * every problem at once (exit 2), a policy that pseudonymises without its secret, `tally policy explain` for three
  * people against a real MariaDB, and `tally ask` for a console user the policy grants nothing.
  */
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callTool, say, startScriptedModelServer } from '../../src/demo/scripted-model-server.js';
 import { pseudonymKey } from '../../src/policy/masked-view.js';
 import { dropProfileStatements } from '../../src/policy/profile-sql.js';
 import { adminConnection, createTestDatabase, type TestDatabase } from '../support/mariadb.js';
-import { addCrmTables, createFinanceDatabase } from '../support/policy-databases.js';
+import { addCrmTables, CUSTOMERS, createFinanceDatabase, RAW_CONTACTS } from '../support/policy-databases.js';
 import { runTally } from '../support/run-tally.js';
 import { startSlackStandIn } from '../support/slack/slack-stand-in.js';
 import { startTallyProcess } from '../support/tally-process.js';
@@ -308,6 +310,40 @@ grants:
     const again = await tally(['policy', 'apply', '--admin-url', crm.url], env);
     expect(again.code).toBe(0);
     expect((await tally(['policy', 'check'], env)).code).toBe(0);
+  }, 180_000);
+
+  it("tally ask runs the model's hostile SQL as the analyst's login: pseudonyms reach the model, raw values never", async () => {
+    const nested = 'SELECT * FROM (WITH x AS (SELECT * FROM customers) SELECT id, email, phone FROM x) t ORDER BY id';
+    const model = await startScriptedModelServer({
+      script: [
+        callTool('triage', { verdict: 'answerable' }),
+        callTool('run_sql', { sql: nested }),
+        callTool('load_dataframe', { sql: nested, name: 'contacts' }),
+        callTool('run_python', { code: 'print(contacts.to_csv())\nprint(contacts.attrs["provenance"])' }),
+        say('The contacts are pseudonymised.'),
+      ],
+    });
+    try {
+      const result = await tally(['ask', 'List the customer contacts'], {
+        ...env,
+        TALLY_CONSOLE_USER: 'analyst',
+        LLM_BASE_URL: model.url,
+        TALLY_SANDBOX_POOL_SIZE: '0',
+        TALLY_INSTANCE: `policy-cli-${process.pid}`,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(model.remainingSteps).toBe(0);
+      const sent = JSON.stringify(model.chatRequests);
+      const key = pseudonymKey(SECRET, crm.name);
+      for (const [, , email] of CUSTOMERS) {
+        expect(sent).not.toContain(email);
+        expect(sent).toContain(createHash('sha256').update(`${key}${email}`).digest('hex').slice(0, 16));
+      }
+      for (const raw of RAW_CONTACTS) expect(result.stdout + result.stderr).not.toContain(raw);
+      expect(sent).toMatch(/maskedBy.{0,10}database login tally_p_[0-9a-f]{12}/);
+    } finally {
+      await model.close();
+    }
   }, 180_000);
 
   it('refuses apply without --admin-url, with the usage', async () => {
