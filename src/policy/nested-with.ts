@@ -10,8 +10,12 @@
  */
 import { nameOf, type SqlDialect, type SqlToken } from '../db/sql-tokens.js';
 
-/** Words after WITH that do not open common table expressions (`WITH ROLLUP`, `WITH TIME ZONE`, …). */
-const NOT_A_CTE = new Set(['ROLLUP', 'TIES', 'ORDINALITY', 'TIME', 'LOCAL', 'CASCADED', 'CHECK', 'NO', 'DATA']);
+/**
+ * The WITHs inside a MySQL/MariaDB SELECT that open no common table expressions: `GROUP BY … WITH ROLLUP` and
+ * `FETCH … WITH TIES`. Matched on the word as written (`1rollup` is a name to MariaDB) and only when no CTE's
+ * `AS` or column list follows, because `WITH rollup AS (…)` and `WITH ties AS (…)` are CTEs named so.
+ */
+const NOT_A_CTE = new Set(['ROLLUP', 'TIES']);
 
 /** Why the rewrite cannot mask `statement` for `maskedTables`, if it cannot. */
 export function nestedWithProblem(
@@ -34,8 +38,13 @@ export function nestedWithProblem(
   return undefined;
 }
 
+/** Any WITH but `WITH ROLLUP` / `WITH TIES` used as such: whatever name follows, it may open a CTE. */
 function opensCtes(tokens: readonly SqlToken[], at: number): boolean {
-  return tokens[at]?.keyword === 'WITH' && !NOT_A_CTE.has(tokens[at + 1]?.keyword ?? '');
+  if (tokens[at]?.keyword !== 'WITH') return false;
+  const next = tokens[at + 1];
+  const after = tokens[at + 2];
+  const namesCte = after?.keyword === 'AS' || after?.text === '(';
+  return !(next?.kind === 'word' && NOT_A_CTE.has(next.text.toUpperCase()) && !namesCte);
 }
 
 /** `name AS (`, `name AS [NOT] MATERIALIZED (` or `name (columns) AS`: the name of a common table expression. */

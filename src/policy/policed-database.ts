@@ -165,11 +165,16 @@ export function policedDatabase(inner: Database, options: PolicedDatabaseOptions
   function scrubbed(error: unknown, sql: string, read: StatementRead): unknown {
     const partial = read.tables.some(({ columns }) => columns.some((column) => column.access !== 'raw'));
     if (!(error instanceof Error) || !partial) return error;
-    const message = withoutValues(error.message.replaceAll(key, '…'), sql, inner.dialect);
-    if (error instanceof SqlRejectedError) return new SqlRejectedError(error.reason.replaceAll(key, '…'), message);
-    if (error instanceof QueryFailedError) {
-      return new QueryFailedError(inner.name, message.replace(/^The query failed on '[^']*': /, ''));
+    const clean = (text: string) => withoutValues(text.replaceAll(key, '…'), sql, inner.dialect);
+    // A refusal is tally's own words about the statement, no value of the database's: only the key goes.
+    if (error instanceof SqlRejectedError) {
+      return new SqlRejectedError(error.reason.replaceAll(key, '…'), error.message.replaceAll(key, '…'));
     }
+    // The server's words follow our own prefix, whose quoted database name is not a value.
+    if (error instanceof QueryFailedError) {
+      return new QueryFailedError(inner.name, clean(error.message.replace(/^The query failed on '[^']*': /, '')));
+    }
+    const message = clean(error.message);
     error.message = message;
     delete (error as { cause?: unknown }).cause;
     return error;

@@ -14,24 +14,23 @@ import { PostgresDatabase } from '../../src/db/postgres-database.js';
 import { PolicyViewsError } from '../../src/errors.js';
 import { exitCodeOf } from '../../src/exit-codes.js';
 import { createLogger } from '../../src/logger.js';
-import { applyPolicyViews } from '../../src/policy/apply-policy-views.js';
 import { checkPolicyViews } from '../../src/policy/check-policy-views.js';
 import { policedDatabase } from '../../src/policy/policed-database.js';
 import { parsePolicy } from '../../src/policy/policy-file.js';
 import { openPolicyViews } from '../../src/policy/policy-views.js';
 import { profileUrl } from '../../src/policy/profile-login.js';
-import { dropProfileStatements } from '../../src/policy/profile-sql.js';
 import type { Database } from '../../src/ports/database.js';
 import { cleanUp } from '../support/clean-up.js';
 import { createTestAccount } from '../support/mariadb.js';
 import { CUSTOMERS, createPolicyDatabases, type PolicyDatabases, RAW_CONTACTS } from '../support/policy-databases.js';
 import { crmAccessOf, KEY, POLICY, pseudonym } from '../support/policy-grants.js';
+import { applyLogins, dropLogins, openLogins, POLICY_SECRET } from '../support/policy-logins.js';
 import { createTestRole } from '../support/postgres.js';
 import { LIMITS } from '../support/sample-databases.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox-fixture.js';
 
 const logger = createLogger({ level: 'silent' });
-const SECRET = 'secret';
+const SECRET = POLICY_SECRET;
 
 let databases: PolicyDatabases;
 let fixture: TestSandbox;
@@ -103,39 +102,16 @@ describe.each(servers)('$dialect', (server) => {
   });
   afterAll(() =>
     cleanUp(
-      async () => {
-        const admin = await openPlainConnection(server.adminUrl());
-        try {
-          for (const name of new Set(made)) {
-            for (const statement of dropProfileStatements(admin.dialect, name)) await admin.query(statement);
-          }
-          // MariaDB's tally_policy is the server's, PostgreSQL's goes with the test's database.
-          if (admin.dialect === 'mysql') {
-            await admin.query('DELETE FROM tally_policy.pseudonym_keys WHERE location = ?', [
-              databaseOf(databases.crmUrl),
-            ]);
-          }
-        } finally {
-          await admin.close();
-        }
-      },
+      () => dropLogins(server.adminUrl(), made, settings),
       () => Promise.all(opened.map((database) => database.close())),
       () => runtime?.drop(),
     ),
   );
 
   const apply = async (dryRun = false, policy = POLICY) => {
-    const lines: string[] = [];
-    const result = await applyPolicyViews({
-      settings,
-      policy,
-      secret: SECRET,
-      adminUrl: server.adminUrl(),
-      dryRun,
-      print: (line) => lines.push(line),
-    });
-    if (!dryRun) made.push(...result.profiles);
-    return { ...result, output: lines.join('\n') };
+    const applied = await applyLogins(settings, server.adminUrl(), { dryRun, policy });
+    if (!dryRun) made.push(...applied.profiles);
+    return applied;
   };
 
   it('before apply, the rewrite alone masks and start-up says so once', async () => {
@@ -175,17 +151,9 @@ describe.each(servers)('$dialect', (server) => {
   });
 
   it('a person reads through their login: nested WITHs see only the views, pseudonyms as before', async () => {
-    const views = await openPolicyViews({
-      databases: [settings],
-      policy: POLICY,
-      secret: SECRET,
-      limits: LIMITS,
-      logger,
-    });
+    const crm = await openLogins(settings);
     const inner = await server.open(runtime.url);
-    opened.push(inner, { close: () => Promise.all([...views.values()].map((v) => v.close())) } as unknown as Database);
-    const crm = views.get('crm');
-    if (!crm) throw new Error('no logins for crm');
+    opened.push(inner, { close: () => crm.close() } as unknown as Database);
     const analyst = policedDatabase(inner, { access: crmAccessOf('U0ANALYST'), pseudonymKey: KEY, views: crm });
     for (const sql of HOSTILE) {
       const outcome = await analyst.query(sql).then(

@@ -20,6 +20,14 @@ describe('nestedWithProblem', () => {
     'SELECT COUNT(*) FROM tickets WHERE email IN (WITH x AS (SELECT email FROM customers) SELECT email FROM x)',
     'WITH a AS (WITH x AS (SELECT * FROM customers) SELECT * FROM x) SELECT * FROM a',
     'SELECT * FROM (WITH RECURSIVE r AS (SELECT email FROM customers UNION SELECT email FROM r) SELECT * FROM r) t',
+    // CTEs named like the words of WITH ROLLUP, WITH TIES, WITH TIME ZONE … are CTEs all the same.
+    'SELECT * FROM (WITH data AS (SELECT * FROM customers) SELECT email FROM data) t',
+    'SELECT * FROM (WITH time AS (SELECT * FROM customers) SELECT * FROM time) t',
+    'SELECT * FROM (WITH rollup (e) AS (SELECT email FROM customers) SELECT e FROM rollup) t',
+    'SELECT * FROM (WITH ties AS (SELECT * FROM customers) SELECT * FROM ties) t',
+    'SELECT * FROM (WITH 1check AS (SELECT * FROM customers) SELECT email FROM 1check) t',
+    'SELECT * FROM (WITH 1rollup AS (SELECT * FROM customers) SELECT email FROM 1rollup) t',
+    'SELECT * FROM (WITH /* c */ no AS (SELECT * FROM customers) SELECT email FROM no) t',
   ])('refuses a WITH that is not the first on MySQL: %s', (sql) => {
     expect(problemOf(sql, 'mysql')).toMatch(/put every common table expression in the statement's leading WITH/);
   });
@@ -41,6 +49,7 @@ describe('nestedWithProblem', () => {
   it.each([
     'WITH x AS (SELECT email FROM customers) SELECT * FROM x',
     'SELECT segment, COUNT(*) FROM customers GROUP BY segment WITH ROLLUP',
+    'SELECT id FROM customers ORDER BY id FETCH FIRST 2 ROWS WITH TIES',
   ])('lets the leading WITH and WITH ROLLUP through on MySQL: %s', (sql) => {
     expect(problemOf(sql, 'mysql')).toBe(undefined);
   });
