@@ -48,6 +48,8 @@ export interface ContainerSpecOptions {
    */
   preload?: boolean;
   limits: SandboxLimits;
+  /** The engine's runtime to run it under (`runsc`, `runc`, …); default the engine's own default. */
+  runtime?: string;
 }
 
 export const LABELS = {
@@ -92,6 +94,7 @@ export function containerSpec(options: ContainerSpecOptions): ContainerCreateOpt
     Tty: false,
     NetworkDisabled: true,
     HostConfig: {
+      ...(options.runtime ? { Runtime: options.runtime } : {}),
       NetworkMode: 'none',
       ReadonlyRootfs: true,
       Tmpfs: { '/tmp': `rw,nosuid,nodev,noexec,size=${limits.tmpMb}m,mode=1777` },

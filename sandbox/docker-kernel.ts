@@ -34,6 +34,8 @@ export interface DockerKernelOptions {
   /** The kernel's folders; the first container is created while they are being made, and started once they exist. */
   workspace: Workspace;
   limits: SandboxLimits;
+  /** The container runtime (`runsc`, `runc`, …), resolved by the sandbox. */
+  runtime?: string;
   /** Import the analysis stack before the first container says "ready" (warm-pool kernels). Default false. */
   preload?: boolean;
   /** Default per-cell wall-clock limit. */
@@ -228,6 +230,7 @@ export class DockerKernel implements Kernel {
         outboxHostPath: workspace.outboxPath,
         preload: this.preloadNext,
         limits,
+        ...(this.options.runtime ? { runtime: this.options.runtime } : {}),
       },
       beforeStart: workspace.ready,
       maxLineBytes: maxReplyBytes(this.options.outputLimitBytes),

@@ -20,6 +20,7 @@ import { engineSeesFolder, type VisibilityProbe } from './engine-visibility.js';
 import { KernelAdmission } from './kernel-admission.js';
 import { LoopFilesystem } from './loop-filesystem.js';
 import { reapOrphans } from './reap-orphans.js';
+import { resolveRuntime } from './sandbox-runtime.js';
 import { WarmPool } from './warm-pool.js';
 import { Workspace } from './workspace.js';
 
@@ -32,6 +33,11 @@ export interface DockerSandboxOptions {
   /** Host folder that holds one workspace folder per kernel. It belongs to this instance: start-up empties it. */
   workspaceRoot: string;
   limits: SandboxLimits;
+  /**
+   * TALLY_SANDBOX_RUNTIME: `runc` (default), `auto` (gVisor's runsc when the engine has it, else runc with a
+   * warning) or the name of a runtime the engine lists (sandbox-runtime.ts).
+   */
+  runtime?: string;
   /**
    * What /workspace, /inputs and /outbox of one session may hold together, in MiB: a loop-mounted filesystem
    * per session (see loop-filesystem.ts). It needs root, loop devices and mkfs.ext4; where start-up
@@ -93,6 +99,7 @@ export class DockerSandbox implements Sandbox {
   private sweeper: NodeJS.Timeout | undefined;
   private sweeping: Promise<number> | undefined;
   private diskMb: number | undefined;
+  private runtimeName = 'runc';
 
   private constructor(private readonly options: DockerSandboxOptions) {
     this.admission = new KernelAdmission({
@@ -122,6 +129,10 @@ export class DockerSandbox implements Sandbox {
         throw new SandboxImageMissingError(options.image);
       });
     const sandbox = new DockerSandbox(options);
+    const runtime = await resolveRuntime(options.docker, options.runtime ?? 'runc');
+    sandbox.runtimeName = runtime.name;
+    if (runtime.warning) options.logger.warn({ runtime: runtime.name }, runtime.warning);
+    else options.logger.info({ runtime: runtime.name }, 'kernels run under this container runtime');
     await reapOrphans(options);
     if (!(await engineSeesFolder(sandbox.visibility, options.workspaceRoot))) {
       throw new SandboxWorkspaceHiddenError(options.workspaceRoot);
@@ -139,6 +150,11 @@ export class DockerSandbox implements Sandbox {
   /** Kernels that belong to sessions now (not counting the pool). */
   get sessions(): ReadonlyMap<string, DockerKernel> {
     return this.live;
+  }
+
+  /** The container runtime kernels run under (`runsc`, `runc`, …). */
+  get runtime(): string {
+    return this.runtimeName;
   }
 
   /** Each session's disk quota in MiB, or undefined where this host cannot enforce one. */
@@ -290,6 +306,7 @@ export class DockerSandbox implements Sandbox {
         workspace,
         preload: sessionId === POOL_SESSION,
         limits: this.options.limits,
+        runtime: this.runtimeName,
         cellTimeoutMs: this.options.cellTimeoutMs,
         outputLimitBytes: this.options.outputLimitBytes,
         ...(this.options.interruptGraceMs === undefined ? {} : { interruptGraceMs: this.options.interruptGraceMs }),

@@ -18,6 +18,7 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
 fi
 
 bash scripts/ensure-docker.sh
+bash scripts/ensure-runsc.sh
 npx --no-install tsx sandbox/image/build-image.ts
 # The tests also need a MySQL/MariaDB server, a PostgreSQL server, Redis, Chromium (to render the eval
 # report), promtool (to check the alert rules), Compose and the tally image (to run the deployment

@@ -6,6 +6,11 @@ export type DockerEndpoint = { socketPath: string } | { host: string; port: numb
 export interface SandboxSettings {
   /** Image reference; undefined means the content-hashed tag built from `sandbox/`. */
   image: string | undefined;
+  /**
+   * The container runtime kernels run under (TALLY_SANDBOX_RUNTIME, default `runc`): `auto` is gVisor's `runsc` when
+   * the engine has it, else `runc`; any other name must be a runtime the engine lists (`runsc`, `kata`, …).
+   */
+  runtime: string;
   memoryMb: number;
   cpus: number;
   pidsLimit: number;

@@ -41,6 +41,10 @@ const schema = z.object({
     .regex(/^(unix|tcp):\/\/.+/, 'use unix:///path/to/docker.sock or tcp://host:port')
     .optional(),
   TALLY_SANDBOX_IMAGE: z.string().min(1).optional(),
+  TALLY_SANDBOX_RUNTIME: z
+    .string()
+    .regex(/^[\w.-]+$/, 'auto, runsc, runc or the name of a runtime the Docker engine lists')
+    .default('runc'),
   TALLY_SANDBOX_MEMORY_MB: count(1024),
   TALLY_SANDBOX_CPUS: z.coerce.number().positive().max(64).default(1),
   TALLY_SANDBOX_PIDS: count(256),
@@ -220,6 +224,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
     docker: dockerEndpoint(e.DOCKER_HOST),
     sandbox: {
       image: e.TALLY_SANDBOX_IMAGE,
+      runtime: e.TALLY_SANDBOX_RUNTIME,
       memoryMb: e.TALLY_SANDBOX_MEMORY_MB,
       cpus: e.TALLY_SANDBOX_CPUS,
       pidsLimit: e.TALLY_SANDBOX_PIDS,

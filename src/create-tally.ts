@@ -111,6 +111,7 @@ export function createSandbox(
     instance: config.instance,
     workspaceRoot: join(config.home, 'workspaces', config.instance),
     limits: config.sandbox,
+    runtime: config.sandbox.runtime,
     poolSize: config.sandbox.poolSize,
     poolMax: config.sandbox.poolMax,
     maxKernels: config.sandbox.maxKernels,
@@ -200,6 +201,7 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     sandboxStats: () => sandbox?.stats() ?? NO_KERNELS,
     readiness: () => readiness(),
     sandboxDiskQuotaMb: () => sandbox?.diskQuotaMb,
+    sandboxRuntime: () => sandbox?.runtime,
   });
   const databases = (await openDatabases(config, logger, options.say ?? (() => {}))).map((database) =>
     measuredDatabase(database, metrics),
@@ -296,7 +298,11 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
   const engine = sandbox;
   readiness = () =>
     checkReadiness([
-      engineCheck(() => engine.ping()),
+      engineCheck(
+        () => engine.ping(),
+        'engine',
+        () => `runtime ${engine.runtime}`,
+      ),
       storeCheck(store),
       ...databases.map((database) => databaseCheck(database)),
       ...(config.llm.baseUrl ? [modelCheck(config.llm.baseUrl)] : []),

@@ -313,3 +313,14 @@ export class PolicyViewsError extends AppError {
     );
   }
 }
+
+/** TALLY_SANDBOX_RUNTIME names a runtime the Docker engine does not list. */
+export class SandboxRuntimeMissingError extends AppError {
+  constructor(runtime: string, listed: readonly string[]) {
+    super(
+      'SANDBOX_RUNTIME_MISSING',
+      `TALLY_SANDBOX_RUNTIME=${runtime}, but the Docker engine lists only ${listed.join(', ') || 'no runtime'}. Register it with the engine (runtimes in /etc/docker/daemon.json, then reload dockerd), or set TALLY_SANDBOX_RUNTIME=auto.`,
+      { details: { runtime, listed } },
+    );
+  }
+}

@@ -52,6 +52,8 @@ export interface PrometheusMetricsOptions {
    * metric is not exported.
    */
   sandboxDiskQuotaMb?: () => number | undefined;
+  /** Read at every scrape for `tally_sandbox_runtime{runtime}` (usually `() => sandbox.runtime`). */
+  sandboxRuntime?: () => string | undefined;
   /** Also export Node's process metrics (CPU, memory, event loop lag, GC). Default true. */
   processMetrics?: boolean;
 }
@@ -201,6 +203,7 @@ export class PrometheusMetrics implements Metrics {
     if (options.sandboxStats) this.registerSandboxGauges(options.sandboxStats);
     if (options.readiness) this.registerReadinessGauge(options.readiness);
     if (options.sandboxDiskQuotaMb) this.registerDiskQuotaGauge(options.sandboxDiskQuotaMb);
+    if (options.sandboxRuntime) this.registerRuntimeGauge(options.sandboxRuntime);
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
 
@@ -279,6 +282,20 @@ export class PrometheusMetrics implements Metrics {
         // Checks come and go with the configuration: only the ones just run are exported.
         this.reset();
         for (const [check, outcome] of Object.entries(result.checks)) this.set({ check }, outcome.ok ? 1 : 0);
+      },
+    });
+  }
+
+  private registerRuntimeGauge(runtime: () => string | undefined): void {
+    new Gauge({
+      name: 'tally_sandbox_runtime',
+      help: 'The container runtime kernels run under (runsc: gVisor, runc: the host kernel), as a label; always 1.',
+      labelNames: ['runtime'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        const name = runtime();
+        if (name !== undefined) this.set({ runtime: name }, 1);
       },
     });
   }

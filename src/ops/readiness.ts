@@ -13,14 +13,19 @@ import type { Store } from '../ports/store.js';
 export interface ReadinessCheck {
   /** Shown as the key of the check in the result, e.g. `store`, `database:telco`. */
   name: string;
-  /** Resolves when the dependency answers; rejects (with a reason) when it does not. */
-  check: (signal: AbortSignal) => Promise<void>;
+  /**
+   * Resolves when the dependency answers, optionally with a short detail worth showing (the engine's runtime);
+   * rejects (with a reason) when it does not.
+   */
+  check: (signal: AbortSignal) => Promise<unknown>;
 }
 
 export interface CheckOutcome {
   ok: boolean;
   /** Why the check failed: a short message without secrets. Absent when `ok`. */
   error?: string;
+  /** What the check reports when it passes, e.g. `runtime runsc`. */
+  detail?: string;
   /** How long the check took, in ms (at most about the time limit). */
   ms: number;
 }
@@ -78,8 +83,8 @@ async function runCheck(check: ReadinessCheck, timeoutMs: number): Promise<Check
   const attempt = Promise.resolve().then(() => check.check(controller.signal));
   attempt.catch(() => {}); // when the deadline wins, the late failure has no one to tell
   try {
-    await Promise.race([attempt, deadline]);
-    return { ok: true, ms: elapsedSince(started) };
+    const detail = await Promise.race([attempt, deadline]);
+    return { ok: true, ms: elapsedSince(started), ...(typeof detail === 'string' ? { detail } : {}) };
   } catch (error) {
     return { ok: false, error: safeReason(error), ms: elapsedSince(started) };
   } finally {
@@ -155,8 +160,15 @@ export function chatCheck(isConnected: () => boolean, name = 'chat'): ReadinessC
 }
 
 /** The Docker engine answers (the caller passes the engine's ping, e.g. `() => docker.ping()`). */
-export function engineCheck(ping: () => Promise<unknown>, name = 'engine'): ReadinessCheck {
-  return { name, check: async () => void (await ping()) };
+/** The Docker engine answers; `detail` (e.g. the container runtime kernels run under) is shown when it does. */
+export function engineCheck(ping: () => Promise<unknown>, name = 'engine', detail?: () => string): ReadinessCheck {
+  return {
+    name,
+    check: async () => {
+      await ping();
+      return detail?.();
+    },
+  };
 }
 
 const MAX_REASON_LENGTH = 300;

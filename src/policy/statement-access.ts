@@ -37,7 +37,13 @@ function nameish(token: SqlToken | undefined, dialect: SqlDialect): string | und
 }
 
 /** `dbstat` is SQLite's table of page sizes: the lengths of masked values. */
-const METADATA_NAMES = new Set(['information_schema', 'sqlite_master', 'sqlite_schema', 'sqlite_temp_master', 'dbstat']);
+const METADATA_NAMES = new Set([
+  'information_schema',
+  'sqlite_master',
+  'sqlite_schema',
+  'sqlite_temp_master',
+  'dbstat',
+]);
 /** MySQL's and SQLite's; PostgreSQL's SHOW reads settings only (the guard allows a few), no metadata. */
 const METADATA_STATEMENTS = new Set(['SHOW', 'DESCRIBE', 'DESC', 'PRAGMA']);
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DockerKernel } from '../../sandbox/docker-kernel.js';
 import { KernelClosedError, WorkspacePathError } from '../../src/errors.js';
 import type { Kernel } from '../../src/ports/sandbox.js';
-import { docker } from '../support/docker.js';
+import { docker, sandboxRuntimes } from '../support/docker.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox-fixture.js';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -342,13 +342,8 @@ describe('a session kernel', () => {
   });
 
   it('reports a later death by its own cause, not as another out-of-memory', async () => {
-    // Docker's OOMKilled flag is set when any process of the container was OOM-killed: here a child.
-    // (Not journaled: its replay would set the flag in the next container too.)
-    const child = await kernel.run(
-      'import subprocess, sys\nsubprocess.run([sys.executable, "-c", "b = bytearray(2 * 1024**3)"]).returncode',
-      { journal: false },
-    );
-    expect(child.result?.text).toBe('-9');
+    // Under runc Docker's OOMKilled flag is set when any process of the container was OOM-killed, a child too
+    // ('a child that runs out of memory' below makes one); whatever set it, a later death has its own cause.
     const exit = await kernel.run('import os\nos._exit(3)');
     expect(exit.error?.value).toContain('exited with code 3');
     expect(exit.restarted).toMatchObject({ reason: 'died', exitCode: 3, oomLikely: false });
@@ -438,5 +433,35 @@ describe('replaying the journal', () => {
     } finally {
       await own.close();
     }
+  });
+});
+
+describe.each(await sandboxRuntimes())('a child that runs out of memory, under %s', (runtime) => {
+  let own: TestSandbox;
+  beforeAll(async () => {
+    own = await startTestSandbox({ runtime, limits: { memoryMb: 384 } });
+  });
+  afterAll(() => own?.close());
+
+  it('is killed alone under runc, and takes the whole kernel under gVisor, which comes back', async () => {
+    const child = await own.sandbox.acquire(`oom-${runtime}`);
+    await child.run('kept = 42');
+    const outcome = await child.run(
+      'import subprocess, sys\nsubprocess.run([sys.executable, "-c", "b = bytearray(2 * 1024**3)"]).returncode',
+      { journal: false },
+    );
+    if (runtime === 'runc') {
+      // The host kernel's OOM killer picks the child; the kernel lives on.
+      expect(outcome.result?.text).toBe('-9');
+      expect(outcome.restarted).toBeUndefined();
+      // Docker's OOMKilled flag is now set on this container: a later death is still told by its own cause.
+      const exit = await child.run('import os\nos._exit(3)');
+      expect(exit.restarted).toMatchObject({ reason: 'died', exitCode: 3, oomLikely: false });
+    } else {
+      // gVisor's sandbox is one process in the memory cgroup: the whole kernel is killed, restarted and replayed.
+      expect(outcome.error?.value).toContain('ran out of memory');
+      expect(outcome.restarted).toMatchObject({ reason: 'died', oomLikely: true });
+    }
+    expect((await child.run('kept')).result?.text).toBe('42');
   });
 });

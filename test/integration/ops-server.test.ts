@@ -310,6 +310,17 @@ describe('readiness checks', () => {
     for (const secret of ['s3cret', 't0ken', 'b3arer', 'pw1']) expect(error).not.toContain(secret);
   });
 
+  it("shows what a passing check reports: the engine's container runtime", async () => {
+    const result = await checkReadiness([
+      engineCheck(
+        async () => 'pong',
+        'engine',
+        () => 'runtime runsc',
+      ),
+    ]);
+    expect(result.checks.engine).toEqual({ ok: true, ms: expect.any(Number), detail: 'runtime runsc' });
+  });
+
   it('is ready with no checks at all', async () => {
     expect(await checkReadiness([])).toEqual({ ready: true, checks: {} });
   });

@@ -159,6 +159,20 @@ describe('PrometheusMetrics', () => {
     expect(value(families, 'tally_kernels_parked_total')).toBe(9);
   });
 
+  it('names the container runtime kernels run under, once the sandbox has one', async () => {
+    let runtime: string | undefined;
+    const metrics = new PrometheusMetrics({ sandboxRuntime: () => runtime, processMetrics: false });
+    expect((await scrape(metrics)).find((family) => family.name === 'tally_sandbox_runtime')?.metrics ?? []).toEqual(
+      [],
+    );
+    runtime = 'runsc';
+    expect(value(await scrape(metrics), 'tally_sandbox_runtime', { runtime: 'runsc' })).toBe(1);
+    runtime = 'runc';
+    const families = await scrape(metrics);
+    expect(value(families, 'tally_sandbox_runtime', { runtime: 'runc' })).toBe(1);
+    expect(samples(families, 'tally_sandbox_runtime')).toHaveLength(1);
+  });
+
   it('leaves the sandbox metrics out when there is no sandbox to read', async () => {
     const names = (await scrape(new PrometheusMetrics({ processMetrics: false }))).map((f) => f.name);
     expect(names).toContain('tally_turns_total');

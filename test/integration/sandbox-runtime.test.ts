@@ -1,0 +1,84 @@
+/**
+ * TALLY_SANDBOX_RUNTIME against the real engine: `auto` takes gVisor's runsc where the engine lists it (CI's does:
+ * scripts/ensure-runsc.sh registers it), a runtime the engine does not list stops start-up (exit 2), and a cell runs
+ * on gVisor's kernel under runsc and on the host's under runc.
+ */
+import { release } from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveRuntime } from '../../sandbox/sandbox-runtime.js';
+import { SandboxRuntimeMissingError } from '../../src/errors.js';
+import { exitCodeOf } from '../../src/exit-codes.js';
+import type { Kernel } from '../../src/ports/sandbox.js';
+import { docker, sandboxRuntimes } from '../support/docker.js';
+import { startTestSandbox, type TestSandbox } from '../support/sandbox-fixture.js';
+
+const runtimes = await sandboxRuntimes();
+
+describe('choosing the runtime', () => {
+  it('auto takes runsc where the engine lists it, and says how to get it where it does not', async () => {
+    const resolved = await resolveRuntime(docker, 'auto');
+    if (runtimes.includes('runsc')) {
+      expect(resolved).toEqual({ name: 'runsc' });
+    } else {
+      expect(resolved.name).toBe('runc');
+      expect(resolved.warning).toContain("install gVisor's runsc");
+    }
+    expect(await resolveRuntime(docker, 'runc')).toEqual({ name: 'runc' });
+  });
+
+  it('stops start-up with exit code 2 for a runtime the engine does not list, naming those it does', async () => {
+    const error = await resolveRuntime(docker, 'kata-nowhere').then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(SandboxRuntimeMissingError);
+    expect(exitCodeOf(error)).toBe(2);
+    expect((error as Error).message).toMatch(
+      /TALLY_SANDBOX_RUNTIME=kata-nowhere, but the Docker engine lists only .*runc/,
+    );
+  });
+});
+
+describe.each(runtimes)('a kernel under %s', (runtime) => {
+  let fixture: TestSandbox;
+  let kernel: Kernel;
+  beforeAll(async () => {
+    fixture = await startTestSandbox({ runtime });
+    kernel = await fixture.sandbox.acquire(`runtime-${runtime}`);
+  });
+  afterAll(() => fixture?.close());
+
+  it(
+    runtime === 'runsc' ? "runs its cells on gVisor's kernel, never the host's" : "runs its cells on the host's kernel",
+    async () => {
+      expect(fixture.sandbox.runtime).toBe(runtime);
+      const info = await kernel.run(
+        'import os, subprocess\nprint(os.uname().release)\nprint(subprocess.run(["dmesg"], capture_output=True, text=True).stdout[:2000])',
+      );
+      expect(info.error, info.error?.traceback).toBeUndefined();
+      const [kernelRelease = '', ...dmesg] = info.stdout.split('\n');
+      if (runtime === 'runsc') {
+        expect(kernelRelease).not.toBe(release());
+        expect(dmesg.join('\n')).toMatch(/gVisor/);
+      } else {
+        expect(kernelRelease).toBe(release());
+        expect(dmesg.join('\n')).not.toMatch(/gVisor/);
+      }
+    },
+  );
+
+  it('runs the analysis stack: a DataFrame, a chart, a file in the workspace', async () => {
+    const execution = await kernel.run(
+      [
+        'import pandas as pd, matplotlib.pyplot as plt',
+        'df = pd.DataFrame({"x": range(5), "y": [v * v for v in range(5)]})',
+        'df.to_csv("/workspace/squares.csv", index=False)',
+        'plt.plot(df.x, df.y); plt.title("squares")',
+        'int(pd.read_csv("/workspace/squares.csv").y.sum())',
+      ].join('\n'),
+    );
+    expect(execution.error, execution.error?.traceback).toBeUndefined();
+    expect(execution.result?.text).toBe('30');
+    expect(execution.figures).toHaveLength(1);
+  });
+});
