@@ -59,8 +59,15 @@ export const LABELS = {
   session: 'tally.session',
 } as const;
 
+/**
+ * Host threads gVisor's sentry may use. Under runsc the pids cgroup counts the sentry's threads, not the cell's
+ * processes, and a sandbox that hits it dies whole (exit 2); the cell's processes are capped inside instead.
+ */
+export const GVISOR_HOST_THREADS = 1024;
+
 export function containerSpec(options: ContainerSpecOptions): ContainerCreateOptions {
   const { limits } = options;
+  const gvisor = options.runtime === 'runsc';
   const fileSizeBytes = (limits.fileSizeMb ?? DEFAULT_FILE_SIZE_MB) * MIB;
   return {
     name: options.name,
@@ -111,13 +118,16 @@ export function containerSpec(options: ContainerSpecOptions): ContainerCreateOpt
       Memory: limits.memoryMb * MIB,
       MemorySwap: limits.memoryMb * MIB,
       NanoCpus: Math.round(limits.cpus * 1e9),
-      PidsLimit: limits.pidsLimit,
+      PidsLimit: gvisor ? Math.max(limits.pidsLimit, GVISOR_HOST_THREADS) : limits.pidsLimit,
       OomScoreAdj: 500,
       Ulimits: [
         { Name: 'nofile', Soft: 1024, Hard: 1024 },
         { Name: 'core', Soft: 0, Hard: 0 },
         // Writes past it fail with EFBIG (Python ignores SIGXFSZ; other programs are stopped by it).
         { Name: 'fsize', Soft: fileSizeBytes, Hard: fileSizeBytes },
+        // gVisor counts RLIMIT_NPROC per sandbox (its own kernel); under runc it would count user 10001's
+        // processes in every container of the host, so there the pids cgroup holds them instead.
+        ...(gvisor ? [{ Name: 'nproc', Soft: limits.pidsLimit, Hard: limits.pidsLimit }] : []),
       ],
       RestartPolicy: { Name: 'no' },
       // stdout is the reply channel: a logging driver would copy every reply (and any flood user code

@@ -43,7 +43,8 @@ describe.each(runtimes)('a kernel under %s', (runtime) => {
   let fixture: TestSandbox;
   let kernel: Kernel;
   beforeAll(async () => {
-    fixture = await startTestSandbox({ runtime });
+    // A tight process limit: under gVisor the pids cgroup would count the sentry's threads against it.
+    fixture = await startTestSandbox({ runtime, limits: { pidsLimit: 64 } });
     kernel = await fixture.sandbox.acquire(`runtime-${runtime}`);
   });
   afterAll(() => fixture?.close());
@@ -66,6 +67,13 @@ describe.each(runtimes)('a kernel under %s', (runtime) => {
       }
     },
   );
+
+  it('takes a 50 MB flood from a subprocess pipeline and lives (under gVisor the sentry needs threads)', async () => {
+    const flood = await kernel.run('import os\nos.system("head -c 50000000 /dev/zero | tr \'\\\\0\' y")');
+    expect(flood.error, flood.error?.value).toBeUndefined();
+    expect(flood.stdoutBytes).toBe(50_000_000);
+    expect((await kernel.run('1 + 1')).result?.text).toBe('2');
+  }, 120_000);
 
   it('runs the analysis stack: a DataFrame, a chart, a file in the workspace', async () => {
     const execution = await kernel.run(

@@ -62,6 +62,16 @@ describe('containerSpec', () => {
     expect(small.HostConfig?.Ulimits).toContainEqual({ Name: 'fsize', Soft: 16 * 1024 * 1024, Hard: 16 * 1024 * 1024 });
   });
 
+  it("runs under the runtime asked for; under gVisor processes are capped inside, the sentry's threads outside", () => {
+    expect(spec.HostConfig?.Runtime).toBeUndefined();
+    expect(spec.HostConfig?.Ulimits?.map((limit) => limit.Name)).not.toContain('nproc');
+    const gvisor = containerSpec({ ...options, runtime: 'runsc' }).HostConfig;
+    expect(gvisor?.Runtime).toBe('runsc');
+    expect(gvisor?.PidsLimit).toBe(1024);
+    expect(gvisor?.Ulimits).toContainEqual({ Name: 'nproc', Soft: 64, Hard: 64 });
+    expect(containerSpec({ ...options, runtime: 'runc' }).HostConfig).toMatchObject({ Runtime: 'runc', PidsLimit: 64 });
+  });
+
   it('labels the container so orphans can be found', () => {
     expect(spec.Labels).toEqual({
       'tally.managed': 'true',
