@@ -131,13 +131,14 @@ export class DockerSandbox implements Sandbox {
     const sandbox = new DockerSandbox(options);
     const runtime = await resolveRuntime(options.docker, options.runtime ?? 'runc');
     sandbox.runtimeName = runtime.name;
-    if (runtime.warning) options.logger.warn({ runtime: runtime.name }, runtime.warning);
-    else options.logger.info({ runtime: runtime.name }, 'kernels run under this container runtime');
     await reapOrphans(options);
     if (!(await engineSeesFolder(sandbox.visibility, options.workspaceRoot))) {
       throw new SandboxWorkspaceHiddenError(options.workspaceRoot);
     }
     await sandbox.checkDiskQuota();
+    // Said once the sandbox can start, so a start-up that fails says only why.
+    if (runtime.warning) options.logger.warn({ runtime: runtime.name }, runtime.warning);
+    else options.logger.info({ runtime: runtime.name }, 'kernels run under this container runtime');
     sandbox.pool.fill();
     const every = Math.max(1000, Math.min(60_000, Math.floor(options.idleTtlMs / 2)));
     sandbox.sweeper = setInterval(() => {
