@@ -24,6 +24,8 @@ export function accountName(dialect: ServerDialect, login: string, host = '%'): 
     : quoteName('postgres', login);
 }
 
+const MYSQL_HOSTS = ['%', 'localhost'];
+
 const table = (dialect: ServerDialect, name: string) =>
   `${quoteName(dialect, POLICY_SCHEMA)}.${quoteName(dialect, name)}`;
 
@@ -71,7 +73,8 @@ export function profileStatements(
   options: { location: string; password: string; serverDatabase?: string; appliedAt: string },
 ): string[] {
   const schema = quoteName(dialect, profile.name);
-  const login = accountName(dialect, profile.name);
+  // MySQL: for any host, and for localhost by name, where an anonymous ''@'localhost' would otherwise win.
+  const logins = dialect === 'mysql' ? MYSQL_HOSTS.map((host) => accountName(dialect, profile.name, host)) : [];
   const key = keyExpression(dialect, options.location);
   const views = profile.tables.map(({ table: name, columns }) => {
     const list = columns.map((column) => columnExpression(dialect, key, column) ?? TYPED_NULL[dialect]).join(', ');
@@ -94,9 +97,11 @@ export function profileStatements(
       ...dropProfileStatements(dialect, profile.name),
       `CREATE DATABASE ${schema}`,
       ...views,
-      `CREATE USER ${login} IDENTIFIED BY ${quoteString(dialect, options.password)}`,
-      `GRANT SELECT ON ${schema}.* TO ${login}`,
-      ...others.map((other) => `GRANT SELECT ON ${other} TO ${login}`),
+      ...logins.flatMap((login) => [
+        `CREATE USER ${login} IDENTIFIED BY ${quoteString(dialect, options.password)}`,
+        `GRANT SELECT ON ${schema}.* TO ${login}`,
+        ...others.map((other) => `GRANT SELECT ON ${other} TO ${login}`),
+      ]),
       record,
     ];
   }
@@ -124,7 +129,7 @@ export function dropProfileStatements(dialect: ServerDialect, name: string): str
   if (dialect === 'mysql') {
     return [
       `DROP DATABASE IF EXISTS ${quoteName(dialect, name)}`,
-      `DROP USER IF EXISTS ${accountName(dialect, name)}`,
+      ...MYSQL_HOSTS.map((host) => `DROP USER IF EXISTS ${accountName(dialect, name, host)}`),
       forget,
     ];
   }
