@@ -2,7 +2,8 @@
  * The start-up check of what `tally policy apply` made (also `tally policy check`): for each configured
  * MySQL/MariaDB or PostgreSQL database with grants, either apply was never run there (tally says once that only
  * its own rewrite masks, and goes on), or every view profile the policy can give must exist as a login whose views
- * have exactly the granted columns and which can read neither the base tables nor the pseudonym key. Anything
+ * have the granted columns (a profile's name is a digest of them) and which can read neither the base tables nor
+ * the pseudonym key. Anything
  * missing or outdated stops start-up (fail closed), naming the command that fixes it.
  */
 import type { DatabaseSettings } from '../config-types.js';
