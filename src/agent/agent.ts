@@ -13,17 +13,15 @@ import type { LogEvent } from '../sessions/session-log.js';
 import { type ApprovalDecision, type ApprovalMode, gated, runHeldCall } from './approval.js';
 import { fitToBudget } from './context-budget.js';
 import { answerText, type Conversation, type PendingQuestion } from './conversation.js';
-import { offeredTo } from './derived-access.js';
 import { type Offer, offersOf } from './derived-offer.js';
 import { finishTurn, type TurnOutcome } from './finish-turn.js';
+import { followPlaybook, playbookText } from './follow-playbook.js';
 import { figureReview } from './grounding/figure-review.js';
 import { DEFAULT_APPROX } from './grounding/ground-figures.js';
 import { keepGiven, keepToolResult } from './grounding/thread-evidence.js';
 import { answerInterruptedCalls } from './interrupted-calls.js';
 import { formatKnowledge, knowledgeFor, relevantKnowledge, topicOf } from './knowledge-prompt.js';
-import { rankPlaybooksFor } from './playbook-ranking.js';
-import { formatPlaybookForPrompt, type Playbook } from './playbooks.js';
-import { readablePlaybooks } from './readable-playbooks.js';
+import type { Playbook } from './playbooks.js';
 import { runToolLoop } from './run-tool-loop.js';
 import { summariseSchema } from './schema-summary.js';
 import type { AgentSettings } from './settings.js';
@@ -172,7 +170,7 @@ export class Agent {
     const pending = conversation.pending;
     delete conversation.pending;
     let plan = conversation.plan?.text ?? '';
-    let playbook = this.playbook(conversation.playbook, request.reader);
+    let playbook = playbookText(this.options.playbooks ?? [], conversation.playbook, request.reader);
     if (request.resume?.kind === 'continue' && conversation.inTurn) {
       plan = conversation.inTurn.plan;
       answerInterruptedCalls(conversation.messages);
@@ -304,7 +302,12 @@ export class Agent {
       }
       multiStep = decision.multi_step ?? false;
     }
-    const { playbook, notice } = await this.followPlaybook(text, conversation, request);
+    const { playbook, notice } = await followPlaybook(text, conversation, request, {
+      playbooks: this.options.playbooks ?? [],
+      databases: this.options.databases,
+      ...(this.options.llm.embed ? { embed: this.options.llm.embed } : {}),
+      logger: this.options.logger,
+    });
     if (settings.decompose === 'on' || (settings.decompose === 'auto' && multiStep)) {
       plan = await this.plan(text, schema, playbook, settings, request.signal);
       await request.log({ kind: 'post', post: 'text', text: `Plan:\n${plan}` });
@@ -313,36 +316,6 @@ export class Agent {
     await request.log({ kind: 'request', text });
     conversation.messages.push({ role: 'user', content: text });
     return { plan, playbook, ...(notice ? { notice } : {}) };
-  }
-
-  /** Finds the playbook that fits the request: its prompt text ('' for none) and what to tell the thread. */
-  private async followPlaybook(
-    text: string,
-    conversation: Conversation,
-    request: TurnRequest,
-  ): Promise<{ playbook: string; notice?: string }> {
-    const { embed } = this.options.llm;
-    // Derived playbooks first by their thread's grants, which catch what a table name cannot (printed rows).
-    const all = (this.options.playbooks ?? []).filter((candidate) => offeredTo(candidate.derivedFrom, request.reader));
-    const candidates = request.databases
-      ? await readablePlaybooks(all, this.options.databases, request.databases)
-      : all;
-    const [followed] = await rankPlaybooksFor(candidates, text, {
-      ...(embed ? { embed } : {}),
-      signal: request.signal,
-      logger: this.options.logger,
-    });
-    if (!followed) {
-      delete conversation.playbook;
-      return { playbook: '' };
-    }
-    conversation.playbook = followed.playbook.file;
-    const { title, file, derivedFrom } = followed.playbook;
-    await request.onOffered?.({ kind: 'playbook', name: title, source: file, ...(derivedFrom ? { derivedFrom } : {}) });
-    return {
-      playbook: this.playbook(followed.playbook.file, request.reader),
-      notice: `Following playbook: ${followed.playbook.title} (${followed.playbook.file})`,
-    };
   }
 
   /** The result of the call a paused turn waited on: the answer, the review decision, or the approved cell's run. */
@@ -368,12 +341,6 @@ export class Agent {
       content,
     );
     return content;
-  }
-
-  /** The playbook a turn follows, as prompt text ('' for none, or when `reader` may no longer be offered it). */
-  private playbook(file: string | undefined, reader: Reader | undefined): string {
-    const found = file === undefined ? undefined : this.options.playbooks?.find((candidate) => candidate.file === file);
-    return found && offeredTo(found.derivedFrom, reader) ? formatPlaybookForPrompt(found) : '';
   }
 
   private async plan(

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DockerKernel } from '../../sandbox/docker-kernel.js';
 import { KernelClosedError, WorkspacePathError } from '../../src/errors.js';
 import type { Kernel } from '../../src/ports/sandbox.js';
-import { docker, sandboxRuntimes } from '../support/docker.js';
+import { cleanUp } from '../support/clean-up.js';
+import { docker } from '../support/docker.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox-fixture.js';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -436,32 +437,39 @@ describe('replaying the journal', () => {
   });
 });
 
-describe.each(await sandboxRuntimes())('a child that runs out of memory, under %s', (runtime) => {
-  let own: TestSandbox;
-  beforeAll(async () => {
-    own = await startTestSandbox({ runtime, limits: { memoryMb: 384 } });
-  });
-  afterAll(() => own?.close());
+describe('a child that runs out of memory', () => {
+  const sandboxes: TestSandbox[] = [];
+  afterAll(() => cleanUp(...sandboxes.map((own) => () => own.close())));
 
-  it('is killed alone under runc, and takes the whole kernel under gVisor, which comes back', async () => {
+  /** A kernel of its own under `runtime`, holding a variable to come back. */
+  async function kernelUnder(runtime: 'runc' | 'runsc'): Promise<Kernel> {
+    const own = await startTestSandbox({ runtime, limits: { memoryMb: 384 } });
+    sandboxes.push(own);
     const child = await own.sandbox.acquire(`oom-${runtime}`);
     await child.run('kept = 42');
-    const outcome = await child.run(
-      'import subprocess, sys\nsubprocess.run([sys.executable, "-c", "b = bytearray(2 * 1024**3)"]).returncode',
-      { journal: false },
-    );
-    if (runtime === 'runc') {
-      // The host kernel's OOM killer picks the child; the kernel lives on.
-      expect(outcome.result?.text).toBe('-9');
-      expect(outcome.restarted).toBeUndefined();
-      // Docker's OOMKilled flag is now set on this container: a later death is still told by its own cause.
-      const exit = await child.run('import os\nos._exit(3)');
-      expect(exit.restarted).toMatchObject({ reason: 'died', exitCode: 3, oomLikely: false });
-    } else {
-      // gVisor's sandbox is one process in the memory cgroup: the whole kernel is killed, restarted and replayed.
-      expect(outcome.error?.value).toContain('ran out of memory');
-      expect(outcome.restarted).toMatchObject({ reason: 'died', oomLikely: true });
-    }
+    return child;
+  }
+
+  const CHILD_OOM =
+    'import subprocess, sys\nsubprocess.run([sys.executable, "-c", "b = bytearray(2 * 1024**3)"]).returncode';
+
+  it('is killed alone under runc, and a later death is still told by its own cause', async () => {
+    const child = await kernelUnder('runc');
+    const outcome = await child.run(CHILD_OOM, { journal: false });
+    // The host kernel's OOM killer picks the child; the kernel lives on.
+    expect(outcome.result?.text).toBe('-9');
+    expect(outcome.restarted).toBeUndefined();
+    // Docker's OOMKilled flag is now set on this container: a later death has its own cause all the same.
+    const exit = await child.run('import os\nos._exit(3)');
+    expect(exit.restarted).toMatchObject({ reason: 'died', exitCode: 3, oomLikely: false });
+    expect((await child.run('kept')).result?.text).toBe('42');
+  });
+
+  it('takes the whole kernel under gVisor (one process in the memory cgroup), which comes back', async () => {
+    const child = await kernelUnder('runsc');
+    const outcome = await child.run(CHILD_OOM, { journal: false });
+    expect(outcome.error?.value).toContain('ran out of memory');
+    expect(outcome.restarted).toMatchObject({ reason: 'died', oomLikely: true });
     expect((await child.run('kept')).result?.text).toBe('42');
   });
 });

@@ -28,18 +28,3 @@ export async function requireSandboxImage(): Promise<string> {
 export async function containersOf(instance: string): Promise<Docker.ContainerInfo[]> {
   return docker.listContainers({ all: true, filters: { label: [`tally.instance=${instance}`] } });
 }
-
-/**
- * The runtimes tests that must hold under each run on: runc, and gVisor's runsc where the engine has it. Under
- * CI=true runsc must be there (scripts/ensure-runsc.sh registers it), so its tests never quietly run under runc.
- */
-export async function sandboxRuntimes(): Promise<Array<'runc' | 'runsc'>> {
-  const info = (await docker.info()) as { Runtimes?: Record<string, unknown> };
-  if ('runsc' in (info.Runtimes ?? {})) return ['runc', 'runsc'];
-  if (process.env.CI === 'true') {
-    throw new Error(
-      "The Docker engine has no runsc runtime under CI=true: run 'npm run test:all', which registers it.",
-    );
-  }
-  return ['runc'];
-}
