@@ -126,7 +126,9 @@ export function containerSpec(options: ContainerSpecOptions): ContainerCreateOpt
         // Writes past it fail with EFBIG (Python ignores SIGXFSZ; other programs are stopped by it).
         { Name: 'fsize', Soft: fileSizeBytes, Hard: fileSizeBytes },
         // gVisor counts RLIMIT_NPROC per sandbox (its own kernel); under runc it would count user 10001's
-        // processes in every container of the host, so there the pids cgroup holds them instead.
+        // processes in every container of the host, so there the pids cgroup holds them instead. A process
+        // forked from the kernel costs ~20 MiB under gVisor (~1 under runc): a fork bomb there runs out of
+        // memory before this cap, and the kernel is restarted and replayed like any out-of-memory death.
         ...(gvisor ? [{ Name: 'nproc', Soft: limits.pidsLimit, Hard: limits.pidsLimit }] : []),
       ],
       RestartPolicy: { Name: 'no' },

@@ -34,8 +34,8 @@ export interface DockerSandboxOptions {
   workspaceRoot: string;
   limits: SandboxLimits;
   /**
-   * TALLY_SANDBOX_RUNTIME: `runc` (default), `auto` (gVisor's runsc when the engine has it, else runc with a
-   * warning) or the name of a runtime the engine lists (sandbox-runtime.ts).
+   * TALLY_SANDBOX_RUNTIME: `auto` (default: gVisor's runsc when the engine has it, else runc with a
+   * warning), `runc` or the name of a runtime the engine lists (sandbox-runtime.ts).
    */
   runtime?: string;
   /**
@@ -129,7 +129,7 @@ export class DockerSandbox implements Sandbox {
         throw new SandboxImageMissingError(options.image);
       });
     const sandbox = new DockerSandbox(options);
-    const runtime = await resolveRuntime(options.docker, options.runtime ?? 'runc');
+    const runtime = await resolveRuntime(options.docker, options.runtime ?? 'auto');
     sandbox.runtimeName = runtime.name;
     await reapOrphans(options);
     if (!(await engineSeesFolder(sandbox.visibility, options.workspaceRoot))) {

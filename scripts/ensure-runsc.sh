@@ -32,6 +32,8 @@ fi
 
 # --network=none: the containers have no network anyway, and runsc refuses to start them in the host's
 # network namespace without it ("cannot run with network enabled in root network namespace").
+# Not --oci-seccomp: with Debian's gVisor (20221219) Docker's default profile then refuses clone3 with EPERM
+# instead of ENOSYS inside the sandbox, and no thread can start; gVisor's own kernel is filtered on the host.
 say "registering runsc with dockerd in $DAEMON_JSON"
 [ -f "$DAEMON_JSON" ] && [ ! -f "$DAEMON_JSON.before-tally" ] && cp -p "$DAEMON_JSON" "$DAEMON_JSON.before-tally"
 node -e '

@@ -7,7 +7,7 @@ export interface SandboxSettings {
   /** Image reference; undefined means the content-hashed tag built from `sandbox/`. */
   image: string | undefined;
   /**
-   * The container runtime kernels run under (TALLY_SANDBOX_RUNTIME, default `runc`): `auto` is gVisor's `runsc` when
+   * The container runtime kernels run under (TALLY_SANDBOX_RUNTIME, default `auto`): `auto` is gVisor's `runsc` when
    * the engine has it, else `runc`; any other name must be a runtime the engine lists (`runsc`, `kata`, …).
    */
   runtime: string;

@@ -44,7 +44,7 @@ const schema = z.object({
   TALLY_SANDBOX_RUNTIME: z
     .string()
     .regex(/^[\w.-]+$/, 'auto, runsc, runc or the name of a runtime the Docker engine lists')
-    .default('runc'),
+    .default('auto'),
   TALLY_SANDBOX_MEMORY_MB: count(1024),
   TALLY_SANDBOX_CPUS: z.coerce.number().positive().max(64).default(1),
   TALLY_SANDBOX_PIDS: count(256),

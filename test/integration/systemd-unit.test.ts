@@ -224,6 +224,7 @@ describe('deploy/systemd/tally@.service, held against what tally does', () => {
     expect(environment.get('TALLY_HOME')).toBe(`/var/lib/${value(unit, 'Service', 'StateDirectory')}`);
     expect(environment.get('TALLY_HOME')).toContain('%i');
     expect(environment.get('TALLY_INSTANCE')).toBe('%i');
+    expect(environment.get('TALLY_SANDBOX_RUNTIME')).toBe('auto'); // gVisor when the host's engine lists runsc
     for (const command of ['slack', 'discord']) {
       const config = loadConfig({ TALLY_HOME: `/var/lib/tally/${command}`, TALLY_INSTANCE: command });
       expect(config.instance).toBe(command);
