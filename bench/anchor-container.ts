@@ -32,6 +32,7 @@ export function anchorSpec(settings: BenchSettings, options: AnchorOptions): Con
     inputsHostPath: '/nonexistent',
     outboxHostPath: '/nonexistent',
     limits: settings.limits,
+    runtime: settings.runtime,
   });
   return {
     ...spec,

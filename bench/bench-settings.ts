@@ -10,6 +10,8 @@ export interface BenchSettings {
   image: string;
   /** Names the benchmark's containers; DockerSandbox.start reaps this instance's leftovers. */
   instance: string;
+  /** The container runtime kernels and anchors run under (`runc`, `runsc`): each is measured in turn. */
+  runtime: string;
   /** The configured sandbox limits (the product defaults unless TALLY_SANDBOX_* says otherwise). */
   limits: SandboxLimits;
   cellTimeoutMs: number;
@@ -87,6 +89,14 @@ export const BIG_OUTPUTS: readonly BigOutput[] = [
   },
 ];
 
+/** The runtimes `npm run bench` measures side by side: the host's kernel, and gVisor's (setup registers it). */
+export const BENCH_RUNTIMES = ['runc', 'runsc'] as const;
+
+/** The settings for one runtime, on an instance of its own so one runtime's start-up never reaps the other's. */
+export function underRuntime(settings: BenchSettings, runtime: string): BenchSettings {
+  return { ...settings, runtime, instance: `${settings.instance}-${runtime}` };
+}
+
 export function benchSettings(): BenchSettings {
   const config = loadConfig();
   const { sandbox } = config;
@@ -94,6 +104,7 @@ export function benchSettings(): BenchSettings {
     docker: new Docker(config.docker),
     image: sandboxImageTag(),
     instance: 'bench',
+    runtime: 'runc',
     limits: { memoryMb: sandbox.memoryMb, cpus: sandbox.cpus, pidsLimit: sandbox.pidsLimit, tmpMb: sandbox.tmpMb },
     cellTimeoutMs: sandbox.cellTimeoutMs,
     outputLimitBytes: sandbox.outputLimitBytes,

@@ -19,8 +19,9 @@ export function startExtractSandbox(settings: BenchSettings): Promise<DockerSand
   return DockerSandbox.start({
     docker: settings.docker,
     image: settings.image,
-    instance: 'bench-extract',
-    workspaceRoot: join(tmpdir(), 'tally-bench-extract'),
+    instance: `bench-extract-${settings.runtime}`,
+    runtime: settings.runtime,
+    workspaceRoot: join(tmpdir(), `tally-bench-extract-${settings.runtime}`),
     limits: { ...settings.limits, memoryMb: 8192 },
     poolSize: 0,
     idleTtlMs: 3_600_000,

@@ -44,12 +44,15 @@ export const TABLES = {
   wide: { name: 'bench_wide', rows: WIDE_ROWS, select: wideColumns() },
 } as const;
 
-/** Creates what is missing; returns the URL of `tally_bench` for the admin account. */
-export async function ensureTables(say: (message: string) => void): Promise<string> {
+/** Creates what is missing of `tables` (all by default); returns the URL of `tally_bench` for the admin account. */
+export async function ensureTables(
+  say: (message: string) => void,
+  tables: ReadonlyArray<(typeof TABLES)[keyof typeof TABLES]> = Object.values(TABLES),
+): Promise<string> {
   const admin = await adminConnection();
   await admin.query(`CREATE DATABASE IF NOT EXISTS ${DATABASE}`);
   await admin.query(`USE ${DATABASE}`);
-  for (const table of Object.values(TABLES)) {
+  for (const table of tables) {
     const [found] = await admin.query(
       'SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?',
       [DATABASE, table.name],

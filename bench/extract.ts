@@ -15,7 +15,7 @@ import { columnarRead, mysqlFloor, rawMysqlStream, rawSqlite } from './extract-a
 import { measurePostgres, mergePostgres, postgresOnly, postgresReportLines } from './extract-postgres.js';
 import { livePeakMib, memorySampler, stageProbe } from './extract-probes.js';
 import { type Comparison, extractTargets, formatExtractReport } from './extract-report.js';
-import { EXTRACT_LIMITS as LIMITS, startExtractSandbox } from './extract-sandbox.js';
+import { kernelChores, EXTRACT_LIMITS as LIMITS, startExtractSandbox } from './extract-sandbox.js';
 import { ensureSqliteFile, ensureTables, TABLES } from './extract-tables.js';
 import { machineInfo } from './machine.js';
 import { readSqlBaseline, readSqlSqliteBaseline } from './read-sql-baseline.js';
@@ -54,12 +54,7 @@ async function main(): Promise<void> {
   try {
     const kernel = await sandbox.acquire('bench');
     const probe = stageProbe(kernel);
-    // The kernel frees a frame an extract replaced after its reply: that must not overlap an anchor.
-    const settle = () => kernel.run('None');
-    const forget = async (name: string) => {
-      await kernel.run(`${name} = None\nimport gc; gc.collect()`);
-      await kernel.removeInput('extracts'); // the parts of earlier runs would fill the disk quota
-    };
+    const { settle, forget } = kernelChores(kernel);
 
     const SQL = `SELECT * FROM ${TABLES.rows.name}`;
     say('MariaDB 1M x 10: ours, raw mysql2, the floor and our read alone, interleaved');

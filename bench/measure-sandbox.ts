@@ -62,6 +62,7 @@ async function withSandbox<T>(
       docker: settings.docker,
       image: settings.image,
       instance: settings.instance,
+      runtime: settings.runtime,
       workspaceRoot,
       limits: settings.limits,
       poolSize,

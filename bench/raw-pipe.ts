@@ -9,10 +9,16 @@ import { type BenchSettings, BIG_OUTPUTS, COUNTS } from './bench-settings.js';
 import type { OurRoundTrips } from './measure-sandbox.js';
 import { sampleInterleaved } from './stats.js';
 
+// Replies are written in a loop, as the driver writes its own: under gVisor a write to the host's pipe may take
+// part of the bytes, and Python's unbuffered stdout (-u) would drop the rest.
 const LOOP = `
-import sys
+import os, sys
 namespace = {}
-sys.stdout.write("ready\\n")
+def send(text):
+    view = memoryview(text.encode())
+    while view:
+        view = view[os.write(1, view):]
+send("ready\\n")
 while True:
     line = sys.stdin.readline()
     if not line:
@@ -22,7 +28,7 @@ while True:
     except SyntaxError:
         exec(line, namespace)
         value = None
-    sys.stdout.write(repr(value) + "\\n")
+    send(repr(value) + "\\n")
 `;
 
 const REPLY_TIMEOUT_MS = 60_000;

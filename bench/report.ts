@@ -9,6 +9,16 @@ export interface Row {
   summary: Summary;
 }
 
+/** One runtime's part of the results. */
+export interface RuntimeResults {
+  metrics: Record<string, Summary>;
+  idleMemory: ContainerMemory;
+  /** Sessions asking for a kernel at once on an empty pool, through the start queue. */
+  concurrentStarts: { sessions: number; startConcurrency: number; wallMs: number; startsPerMinute: number };
+  /** p50 over p50, each. */
+  ratios: Record<string, number>;
+}
+
 export interface BenchResults {
   timestamp: string;
   machine: MachineInfo;
@@ -16,15 +26,22 @@ export interface BenchResults {
   limits: Record<string, number>;
   /** Samples per metric and warm-up rounds. */
   counts: Record<string, number>;
-  metrics: Record<string, Summary>;
-  idleMemory: ContainerMemory;
-  /** Sessions asking for a kernel at once on an empty pool, through the start queue. */
-  concurrentStarts: { sessions: number; startConcurrency: number; wallMs: number; startsPerMinute: number };
-  /** p50 over p50, each. */
-  ratios: Record<string, number>;
+  runtimes: Record<string, RuntimeResults>;
+  /** The Jupyter anchor, under runc, and its ratios to ours under runc. */
+  jupyter: { metrics: Record<string, Summary>; ratios: Record<string, number> };
+  /** gVisor's cost: each metric's p50 under runsc over its p50 under runc. */
+  runscOverRunc: Record<string, number>;
   targets: Target[];
   notes: string[];
   durationS: number;
+}
+
+/** A titled part of the printed report: its latency rows and its ratios. */
+export interface Section {
+  title: string;
+  rows: Row[];
+  ratios: Array<[label: string, value: number]>;
+  lines?: string[];
 }
 
 const ms = (value: number) => (value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2));
@@ -47,11 +64,10 @@ function table(header: string[], rows: string[][], rightAligned: (column: number
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)];
 }
 
-export function formatReport(results: BenchResults, rows: Row[], ratioLabels: Record<string, string>): string {
-  const { machine, idleMemory, concurrentStarts } = results;
+function formatSection(section: Section): string[] {
   const latency = table(
     ['metric', 'n', 'p50 ms', 'p95 ms', 'mean ms'],
-    rows.map(({ label, summary }) => [
+    section.rows.map(({ label, summary }) => [
       label,
       String(summary.samples),
       ms(summary.p50Ms),
@@ -62,9 +78,33 @@ export function formatReport(results: BenchResults, rows: Row[], ratioLabels: Re
   );
   const ratios = table(
     ['ratio (p50 / p50)', 'value'],
-    Object.entries(results.ratios).map(([key, value]) => [ratioLabels[key] ?? key, `${value.toFixed(2)}x`]),
+    section.ratios.map(([label, value]) => [label, `${value.toFixed(2)}x`]),
     (column) => column > 0,
   );
+  return [
+    `== ${section.title}`,
+    ...(section.rows.length > 0 ? latency : []),
+    ...(section.lines ?? []),
+    '',
+    ...ratios,
+    '',
+  ];
+}
+
+/** The idle memory and concurrent-start lines of one runtime. */
+export function runtimeLines(results: RuntimeResults): string[] {
+  const { idleMemory, concurrentStarts } = results;
+  return [
+    `idle session memory: ${idleMemory.usageMib.toFixed(1)} MiB ` +
+      `(usage ${idleMemory.rawUsageMib.toFixed(1)} MiB minus ${idleMemory.cacheField} ${idleMemory.cacheMib.toFixed(1)} MiB` +
+      `${idleMemory.anonymousMib === undefined ? '' : `; of it anonymous ${idleMemory.anonymousMib.toFixed(1)} MiB`})`,
+    `concurrent starts: ${concurrentStarts.sessions} sessions at once, ${concurrentStarts.startConcurrency} starting at a time: ` +
+      `${concurrentStarts.startsPerMinute} kernel starts per minute (all ready in ${(concurrentStarts.wallMs / 1000).toFixed(1)} s)`,
+  ];
+}
+
+export function formatReport(results: BenchResults, sections: Section[]): string {
+  const { machine } = results;
   const targets = table(
     ['target', 'value', 'goal', 'result'],
     results.targets.map((goal) => [
@@ -83,16 +123,7 @@ export function formatReport(results: BenchResults, rows: Row[], ratioLabels: Re
       .map(([key, value]) => `${key}=${value}`)
       .join(' ')}`,
     '',
-    ...latency,
-    '',
-    `idle session memory: ${idleMemory.usageMib.toFixed(1)} MiB ` +
-      `(usage ${idleMemory.rawUsageMib.toFixed(1)} MiB minus ${idleMemory.cacheField} ${idleMemory.cacheMib.toFixed(1)} MiB` +
-      `${idleMemory.anonymousMib === undefined ? '' : `; of it anonymous ${idleMemory.anonymousMib.toFixed(1)} MiB`})`,
-    `concurrent starts: ${concurrentStarts.sessions} sessions at once, ${concurrentStarts.startConcurrency} starting at a time: ` +
-      `${concurrentStarts.startsPerMinute} kernel starts per minute (all ready in ${(concurrentStarts.wallMs / 1000).toFixed(1)} s)`,
-    '',
-    ...ratios,
-    '',
+    ...sections.flatMap(formatSection),
     ...targets,
     '',
     ...results.notes.map((note) => `note: ${note}`),
