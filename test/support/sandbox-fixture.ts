@@ -33,6 +33,7 @@ export async function startTestSandbox(options: TestSandboxOptions = {}): Promis
     docker,
     image,
     instance,
+    runtime: process.env.TALLY_SANDBOX_RUNTIME ?? 'auto', // the suite's runtime (vitest.config.ts)
     workspaceRoot,
     poolSize: 0,
     idleTtlMs: 10 * 60_000,

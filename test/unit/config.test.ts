@@ -63,9 +63,10 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TALLY_LOCK_TTL_MS: '10' })).toThrow(/TALLY_LOCK_TTL_MS/);
   });
 
-  it('reads the disk quota, the read-only requirement and the schemas a database may read', () => {
+  it('reads the disk quota, the runtime, the read-only requirement and the schemas a database may read', () => {
     const defaults = loadConfig({});
     expect(defaults.sandbox.diskMb).toBe(2048);
+    expect(defaults.sandbox.runtime).toBe('auto'); // gVisor when the engine lists runsc
     expect(defaults.operations.requireReadonly).toBeUndefined();
     const set = loadConfig({
       TALLY_SANDBOX_DISK_MB: '512',
