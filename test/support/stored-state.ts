@@ -14,10 +14,15 @@ export interface StoredEntry {
   text: string;
 }
 
-/** Every row of every table of a SQLite file, read on a connection of its own (read-only). */
+/**
+ * Every row of every table of a SQLite file, read on a connection of its own that takes part in the WAL
+ * index like the service's own (query_only keeps it from writing): a read-only connection, which may
+ * not, once read "disk I/O error" while the running service wrote (CI, 2026-11-28).
+ */
 export function sqliteEntries(path: string): StoredEntry[] {
-  const database = new Database(path, { readonly: true, fileMustExist: true });
+  const database = new Database(path, { fileMustExist: true, timeout: 5_000 });
   try {
+    database.pragma('query_only = ON');
     const tables = database.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
     return tables.flatMap((table) =>
       (database.prepare(`SELECT * FROM "${table}"`).all() as Array<Record<string, unknown>>).map((row) => ({
