@@ -58,7 +58,7 @@ export class KernelContainer {
         await options.beforeStart;
         signal.throwIfAborted();
         await container.start().catch((error: { message?: string }) => {
-          throw new KernelStartError('engine', `starting its container failed (${error.message ?? error})`, {}, error);
+          throw startRefused(error, options.spec.limits.memoryMb);
         });
         await ready(channel, options).catch(async (error: unknown) => {
           signal.throwIfAborted();
@@ -101,6 +101,25 @@ export class KernelContainer {
       if (error.statusCode !== 404) this.logger.warn({ err: error }, 'could not remove kernel container');
     });
   }
+}
+
+/**
+ * gVisor's sandbox runs inside the container's memory limit: under a limit too small for it, it is killed (137)
+ * while the engine starts it, and the engine reports the runtime's exit, not an out-of-memory container.
+ */
+const RUNTIME_KILLED = /runtime create failed: .*did not terminate successfully: exit status 137/;
+
+function startRefused(error: { message?: string }, memoryMb: number): KernelStartError {
+  const message = error.message ?? String(error);
+  if (RUNTIME_KILLED.test(message)) {
+    return new KernelStartError(
+      'out_of_memory',
+      `killed for memory with ${memoryMb} MiB (the container runtime itself, which runs inside that limit)`,
+      {},
+      error,
+    );
+  }
+  return new KernelStartError('engine', `starting its container failed (${message})`, {}, error);
 }
 
 async function ready(channel: KernelChannel, options: KernelContainerOptions): Promise<void> {

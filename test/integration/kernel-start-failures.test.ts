@@ -27,7 +27,7 @@ describe('kernel start failures', () => {
   it('says out of memory when the interpreter cannot load in the memory limit, and does not retry', async () => {
     const starts: boolean[] = [];
     // Docker's least limit. A kernel started for a session imports the analysis stack on first use,
-    // so it is the bare interpreter that must not fit.
+    // so it is the bare interpreter that must not fit (under gVisor, the runtime itself does not).
     fixture = await startTestSandbox({ limits: { memoryMb: 6 }, onKernelStart: (_ms, ok) => starts.push(ok) });
     const error = await startFailure(fixture.sandbox);
     expect(error.failure).toBe('out_of_memory');
