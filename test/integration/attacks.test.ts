@@ -246,7 +246,9 @@ os.remove("huge.bin")`);
       'import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass',
       { timeoutMs: 3000 },
     );
-    expect(execution.error?.name).toBe('TimeoutError');
+    // It catches its own BlockingIOError, so it ends at the time limit, or out of memory where that comes first.
+    expect(forkBombEnds.filter((name) => name !== 'BlockingIOError')).toContain(execution.error?.name);
+    if (execution.error?.name === 'KernelDied') expect(execution.restarted?.oomLikely).toBe(true);
     await expectWorking();
   });
 

@@ -33,7 +33,7 @@ export async function startTestSandbox(options: TestSandboxOptions = {}): Promis
     docker,
     image,
     instance,
-    runtime: process.env.TALLY_SANDBOX_RUNTIME ?? 'auto', // the suite's runtime (vitest.config.ts)
+    runtime: process.env.TALLY_SANDBOX_RUNTIME ?? 'auto', // the product's default: runsc where the engine has it
     workspaceRoot,
     poolSize: 0,
     idleTtlMs: 10 * 60_000,
