@@ -7,7 +7,7 @@
 import BetterSqlite from 'better-sqlite3';
 import mysql from 'mysql2';
 import { releaseChunkBuffer } from '../src/db/extract/chunk-buffers.js';
-import { streamMysqlRows } from '../src/db/mysql-rows.js';
+import { streamMysqlRows } from '../src/db/mysql/mysql-rows.js';
 
 export interface Timed {
   seconds: number;

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
-import { PostgresDatabase } from '../src/db/postgres-database.js';
+import { PostgresDatabase } from '../src/db/postgres/postgres-database.js';
 import type { Kernel } from '../src/ports/sandbox.js';
 import { type BenchSettings, benchSettings } from './bench-settings.js';
 import { livePeakMib, memorySampler, stageProbe } from './extract-probes.js';

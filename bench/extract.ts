@@ -8,8 +8,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MysqlDatabase } from '../src/db/mysql-database.js';
-import { SqliteDatabase } from '../src/db/sqlite-database.js';
+import { MysqlDatabase } from '../src/db/mysql/mysql-database.js';
+import { SqliteDatabase } from '../src/db/sqlite/sqlite-database.js';
 import { benchSettings } from './bench-settings.js';
 import { columnarRead, mysqlFloor, rawMysqlStream, rawSqlite } from './extract-anchors.js';
 import { measurePostgres, mergePostgres, postgresOnly, postgresReportLines } from './extract-postgres.js';

@@ -2,7 +2,7 @@
  * Extraction of MariaDB's 1M x 10 table into a kernel under one runtime: our whole path (the query, the columnar
  * parts, the kernel's decoding into a DataFrame), so runtimes compare on what an analyst waits for.
  */
-import { MysqlDatabase } from '../src/db/mysql-database.js';
+import { MysqlDatabase } from '../src/db/mysql/mysql-database.js';
 import type { BenchSettings } from './bench-settings.js';
 import { EXTRACT_LIMITS, kernelChores, startExtractSandbox } from './extract-sandbox.js';
 import { TABLES } from './extract-tables.js';

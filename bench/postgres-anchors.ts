@@ -7,7 +7,7 @@
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { releaseChunkBuffer } from '../src/db/extract/chunk-buffers.js';
-import { copyRows } from '../src/db/postgres-rows.js';
+import { copyRows } from '../src/db/postgres/postgres-rows.js';
 import type { Timed } from './extract-anchors.js';
 
 /** Date and time types kept as the server's text, as the MariaDB anchor asks mysql2 (`dateStrings`). */

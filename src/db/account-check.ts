@@ -12,7 +12,7 @@ import mysql from 'mysql2/promise';
 import type { DatabaseSettings } from '../config-types.js';
 import { type GrantFinding, grantFindings } from './grant-findings.js';
 import { isPostgresUrl, sqlitePath } from './open-database.js';
-import { postgresAccountFindings } from './postgres-account.js';
+import { postgresAccountFindings } from './postgres/postgres-account.js';
 
 export interface AccountFinding extends GrantFinding {
   /** The variable that names the database: DATABASE_URL or DATABASE_URL_<NAME>. */

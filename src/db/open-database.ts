@@ -3,9 +3,9 @@ import { resolve } from 'node:path';
 import type { DatabaseLimitSettings, DatabaseSettings } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Database } from '../ports/database.js';
-import { MysqlDatabase } from './mysql-database.js';
-import { PostgresDatabase } from './postgres-database.js';
-import { SqliteDatabase } from './sqlite-database.js';
+import { MysqlDatabase } from './mysql/mysql-database.js';
+import { PostgresDatabase } from './postgres/postgres-database.js';
+import { SqliteDatabase } from './sqlite/sqlite-database.js';
 
 export function openDatabase(
   settings: DatabaseSettings,

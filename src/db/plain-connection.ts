@@ -6,7 +6,7 @@
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { isPostgresUrl } from './open-database.js';
-import { postgresConnection } from './postgres-database.js';
+import { postgresConnection } from './postgres/postgres-database.js';
 
 export interface PlainConnection {
   readonly dialect: 'mysql' | 'postgres';

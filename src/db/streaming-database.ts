@@ -16,7 +16,7 @@ import type {
 import type { Kernel } from '../ports/sandbox.js';
 import type { EncodeOptions } from './extract/encode-chunk.js';
 import { checkFrameName, extractIntoKernel, type RowSource } from './extract/extract-into-kernel.js';
-import { checkReadOnlySql, type SqlDialect } from './sql-guard.js';
+import { checkReadOnlySql, type SqlDialect } from './guard/sql-guard.js';
 import type { DatabaseLimits } from './table-metadata.js';
 
 export interface StreamingDatabaseOptions {

@@ -6,7 +6,7 @@
 import type { DatabaseSettings } from '../config-types.js';
 import { isPostgresUrl } from '../db/open-database.js';
 import { openPlainConnection, type PlainConnection } from '../db/plain-connection.js';
-import { postgresConnection } from '../db/postgres-database.js';
+import { postgresConnection } from '../db/postgres/postgres-database.js';
 import { accountName } from './profile-sql.js';
 import { type Catalog, catalogOf, catalogQuery } from './view-profile.js';
 

@@ -8,7 +8,7 @@
  * server raises before it reads any row. Everything else between quotes becomes `'…'`; where values could hold the
  * quote character, everything from the first doubtful quote to the last one goes.
  */
-import { nameOf, type SqlDialect, tokenizeSql } from '../db/sql-tokens.js';
+import { nameOf, type SqlDialect, tokenizeSql } from '../db/guard/sql-tokens.js';
 
 /** Where MySQL and MariaDB say an error was (`Unknown column 'x' in 'where clause'`). */
 const MYSQL_PLACES = new Set([

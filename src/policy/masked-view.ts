@@ -5,7 +5,7 @@
  * the statement then does with the table (joins, filters, `SELECT *`, subqueries), it sees only that view.
  */
 import { createHmac } from 'node:crypto';
-import type { SqlDialect, SqlToken } from '../db/sql-tokens.js';
+import type { SqlDialect, SqlToken } from '../db/guard/sql-tokens.js';
 import type { ColumnAccess } from './access.js';
 
 export interface ViewColumn {

@@ -8,7 +8,7 @@
  * - Every dialect: a CTE named like a masked table would shadow its view; whether an inner reference then reads the
  *   view or the user's CTE depends on the server's scoping rules, so it is refused too.
  */
-import { nameOf, type SqlDialect, type SqlToken } from '../db/sql-tokens.js';
+import { nameOf, type SqlDialect, type SqlToken } from '../db/guard/sql-tokens.js';
 
 /**
  * The WITHs inside a MySQL/MariaDB SELECT that open no common table expressions: `GROUP BY … WITH ROLLUP` and

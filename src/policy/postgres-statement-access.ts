@@ -12,10 +12,10 @@
  * and, as a back-up, from every `schema.name` whose qualifier that parse did not find as a table, alias or CTE: the
  * guard lets such a qualifier through only when it is a schema in scope.
  */
-import { postgresName } from '../db/postgres-scope.js';
-import { postgresExplainTarget } from '../db/postgres-statements.js';
-import { readPostgresTableReferences } from '../db/postgres-table-references.js';
-import type { SqlToken } from '../db/sql-tokens.js';
+import { postgresName } from '../db/guard/postgres-scope.js';
+import { postgresExplainTarget } from '../db/guard/postgres-statements.js';
+import { readPostgresTableReferences } from '../db/guard/postgres-table-references.js';
+import type { SqlToken } from '../db/guard/sql-tokens.js';
 
 /** `pg_` functions that compute from their arguments or the session alone; the others read catalogs or the server. */
 const VALUE_CALLS: ReadonlySet<string> = new Set([

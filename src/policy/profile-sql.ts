@@ -9,7 +9,7 @@
  *
  * Secrets (the key, the logins' passwords) appear only as literals here; `--dry-run` prints them as `…`.
  */
-import type { SqlDialect } from '../db/sql-tokens.js';
+import type { SqlDialect } from '../db/guard/sql-tokens.js';
 import { columnExpression, quoteName, quoteString, TYPED_NULL, UNLIMITED } from './masked-view.js';
 import type { ViewProfile } from './view-profile.js';
 

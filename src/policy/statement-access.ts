@@ -7,8 +7,8 @@
  * name that is only an alias or a column of the same spelling costs a refusal, never a leak; and the database
  * itself (the masked views) is what finally holds, so a name missed here still reads only the view.
  */
-import { readMysqlTableReferences } from '../db/mysql-table-references.js';
-import { joinTokens, nameOf, type SqlDialect, type SqlToken } from '../db/sql-tokens.js';
+import { readMysqlTableReferences } from '../db/guard/mysql-table-references.js';
+import { joinTokens, nameOf, type SqlDialect, type SqlToken } from '../db/guard/sql-tokens.js';
 import type { DatabaseAccess } from './access.js';
 import type { ViewColumn } from './masked-view.js';
 import {

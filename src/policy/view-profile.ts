@@ -6,7 +6,7 @@
  * since the last `apply` finds no such login: the statement is refused (fail closed), never run through a wider one.
  */
 import { createHash } from 'node:crypto';
-import type { SqlDialect } from '../db/sql-tokens.js';
+import type { SqlDialect } from '../db/guard/sql-tokens.js';
 import { type AppliedGrant, DatabaseAccess } from './access.js';
 import { quoteString, type ViewColumn } from './masked-view.js';
 import type { Policy } from './policy-file.js';

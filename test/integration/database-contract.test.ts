@@ -1,9 +1,9 @@
 /** One contract, three real implementations: MariaDB (mysql2), PostgreSQL (pg) and an embedded SQLite file. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MysqlDatabase } from '../../src/db/mysql-database.js';
-import { PostgresDatabase } from '../../src/db/postgres-database.js';
-import type { checkReadOnlySql } from '../../src/db/sql-guard.js';
-import { SqliteDatabase } from '../../src/db/sqlite-database.js';
+import type { checkReadOnlySql } from '../../src/db/guard/sql-guard.js';
+import { MysqlDatabase } from '../../src/db/mysql/mysql-database.js';
+import { PostgresDatabase } from '../../src/db/postgres/postgres-database.js';
+import { SqliteDatabase } from '../../src/db/sqlite/sqlite-database.js';
 import {
   DatabaseUnavailableError,
   QueryCancelledError,

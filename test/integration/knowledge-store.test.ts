@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatKnowledge } from '../../src/agent/knowledge-prompt.js';
-import { SqliteDatabase } from '../../src/db/sqlite-database.js';
+import { SqliteDatabase } from '../../src/db/sqlite/sqlite-database.js';
 import { KnowledgeFileError } from '../../src/errors.js';
 import { checkKnowledge } from '../../src/knowledge/check-knowledge.js';
 import { FileKnowledge, TELCO_KNOWLEDGE_DIR, telcoAliases } from '../../src/knowledge/file-knowledge.js';

@@ -8,9 +8,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseSettings } from '../../src/config-types.js';
-import { MysqlDatabase } from '../../src/db/mysql-database.js';
+import { MysqlDatabase } from '../../src/db/mysql/mysql-database.js';
 import { openPlainConnection } from '../../src/db/plain-connection.js';
-import { PostgresDatabase } from '../../src/db/postgres-database.js';
+import { PostgresDatabase } from '../../src/db/postgres/postgres-database.js';
 import { PolicyViewsError } from '../../src/errors.js';
 import { exitCodeOf } from '../../src/exit-codes.js';
 import { createLogger } from '../../src/logger.js';

@@ -4,7 +4,7 @@
  * chunks, and a timeout, a cancellation or a refusal mid-stream leaves the database usable.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresDatabase } from '../../src/db/postgres-database.js';
+import { PostgresDatabase } from '../../src/db/postgres/postgres-database.js';
 import { ExtractTooLargeError, QueryCancelledError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
 import type { Kernel } from '../../src/ports/sandbox.js';

@@ -6,7 +6,7 @@
  * read-only role is refused by the server itself. The analysis queries run on the read-only role.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresDatabase } from '../../src/db/postgres-database.js';
+import { PostgresDatabase } from '../../src/db/postgres/postgres-database.js';
 import { QueryFailedError, SqlRejectedError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
 import { cleanUp } from '../support/clean-up.js';

@@ -5,8 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MysqlDatabase } from '../../src/db/mysql-database.js';
-import { SqliteDatabase } from '../../src/db/sqlite-database.js';
+import { MysqlDatabase } from '../../src/db/mysql/mysql-database.js';
+import { SqliteDatabase } from '../../src/db/sqlite/sqlite-database.js';
 import { SqlRejectedError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
 import type { Database } from '../../src/ports/database.js';

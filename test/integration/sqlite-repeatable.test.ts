@@ -1,6 +1,6 @@
 import BetterSqlite from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { repeatable } from '../../src/db/sqlite-repeatable.js';
+import { repeatable } from '../../src/db/sqlite/sqlite-repeatable.js';
 
 const db = new BetterSqlite(':memory:');
 db.exec(`CREATE TABLE t (id INTEGER, day TEXT, payload TEXT);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import BetterSqlite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHUNK_ROWS } from '../../src/db/extract/extract-into-kernel.js';
-import { SqliteRunner } from '../../src/db/sqlite-runner.js';
+import { SqliteRunner } from '../../src/db/sqlite/sqlite-runner.js';
 import { QueryFailedError } from '../../src/errors.js';
 
 const ROWS = 3 * CHUNK_ROWS + 5;

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mysqlTypeNameEncoding } from '../../src/db/column-kind.js';
-import { postgresTypeNameEncoding } from '../../src/db/postgres-types.js';
+import { postgresTypeNameEncoding } from '../../src/db/postgres/postgres-types.js';
 import { createReadonlyUser } from '../../telco_data/create-readonly-user.js';
 import { formatTelcoReport } from '../../telco_data/format-report.js';
 import { BLANKABLE_PAYMENT_COLUMNS } from '../../telco_data/inject-damage.js';

@@ -3,7 +3,7 @@
  * throw them at real databases: REJECTED/ACCEPTED for what a statement does, OUT_OF_SCOPE/IN_SCOPE for
  * where it reads from (the schema scope).
  */
-import type { SqlDialect } from '../../src/db/sql-guard.js';
+import type { SqlDialect } from '../../src/db/guard/sql-guard.js';
 
 /** [dialect, sql, a part of the expected reason]. */
 export const REJECTED: Array<[SqlDialect, string, string]> = [

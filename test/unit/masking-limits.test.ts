@@ -3,7 +3,7 @@
  * values it quotes (`error-values.ts`); the statements run against real servers in masking-battery.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { type SqlDialect, tokenizeSql } from '../../src/db/sql-tokens.js';
+import { type SqlDialect, tokenizeSql } from '../../src/db/guard/sql-tokens.js';
 import { withoutValues } from '../../src/policy/error-values.js';
 import { nestedWithProblem } from '../../src/policy/nested-with.js';
 

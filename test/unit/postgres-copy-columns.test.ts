@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { encodeChunk } from '../../src/db/extract/encode-chunk.js';
-import { PostgresCopyColumns } from '../../src/db/postgres-copy-columns.js';
-import { intervalMicros } from '../../src/db/postgres-interval-builder.js';
-import { PG, type PostgresEncoding, postgresColumnEncoding } from '../../src/db/postgres-types.js';
+import { PostgresCopyColumns } from '../../src/db/postgres/postgres-copy-columns.js';
+import { intervalMicros } from '../../src/db/postgres/postgres-interval-builder.js';
+import { PG, type PostgresEncoding, postgresColumnEncoding } from '../../src/db/postgres/postgres-types.js';
 import { decode } from '../support/decode-chunk.js';
 
 const TEXT = 25;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkReadOnlySql, type SqlScope } from '../../src/db/sql-guard.js';
-import { tokenizeSql } from '../../src/db/sql-tokens.js';
+import { checkReadOnlySql, type SqlScope } from '../../src/db/guard/sql-guard.js';
+import { tokenizeSql } from '../../src/db/guard/sql-tokens.js';
 import {
   POSTGRES_ALLOWED,
   POSTGRES_REFUSED,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkReadOnlySql, type SqlDialect } from '../../src/db/sql-guard.js';
+import { checkReadOnlySql, type SqlDialect } from '../../src/db/guard/sql-guard.js';
 import { ACCEPTED, REJECTED } from '../support/sql-cases.js';
 
 const ALLOWED: Record<SqlDialect, string> = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkReadOnlySql, type SqlDialect, type SqlScope } from '../../src/db/sql-guard.js';
+import { checkReadOnlySql, type SqlDialect, type SqlScope } from '../../src/db/guard/sql-guard.js';
 import { EXTRA_SCHEMA, IN_SCOPE, OUT_OF_SCOPE, OWN_SCHEMA, type ScopeRefusal } from '../support/sql-cases.js';
 
 const scope: SqlScope = { schemas: [OWN_SCHEMA, EXTRA_SCHEMA] };

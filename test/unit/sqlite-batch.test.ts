@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ColumnEncoding } from '../../src/db/column-kind.js';
 import { encodeColumns } from '../../src/db/extract/encode-chunk.js';
-import { batchRows, columnValues, encodeSqliteBatch, type SqliteColumn } from '../../src/db/sqlite-batch.js';
+import { batchRows, columnValues, encodeSqliteBatch, type SqliteColumn } from '../../src/db/sqlite/sqlite-batch.js';
 
 /** A numbers column as the worker sends it: `capacity` long, 0 under each NULL, a mask when one is NULL. */
 function numbers(values: Array<number | null>, capacity = values.length + 3): SqliteColumn {

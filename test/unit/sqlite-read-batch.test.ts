@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { columnValues, type SqliteColumn } from '../../src/db/sqlite-batch.js';
-import { type BatchSource, readBatch } from '../../src/db/sqlite-read-batch.js';
+import { columnValues, type SqliteColumn } from '../../src/db/sqlite/sqlite-batch.js';
+import { type BatchSource, readBatch } from '../../src/db/sqlite/sqlite-read-batch.js';
 
 function source(rows: unknown[][], options: { batch?: number; doubles?: boolean } = {}): BatchSource {
   const width = rows[0]?.length ?? 0;

@@ -1,6 +1,6 @@
 /** The tables the audit trail records for a statement run without an access policy, by its dialect's grammar. */
 import { describe, expect, it } from 'vitest';
-import { statementTables } from '../../src/db/statement-tables.js';
+import { statementTables } from '../../src/db/guard/statement-tables.js';
 
 describe('statementTables', () => {
   it('reads PostgreSQL-only syntax with the PostgreSQL grammar, EXPLAIN included', () => {

@@ -5,16 +5,16 @@
  */
 import mysql, { type Connection as CoreConnection } from 'mysql2';
 import type { Pool, PoolConnection } from 'mysql2/promise';
-import { DatabaseUnavailableError, QueryCancelledError, QueryFailedError, QueryTimeoutError } from '../errors.js';
-import type { Logger } from '../logger.js';
-import type { TableDescription, TableInfo } from '../ports/database.js';
-import { mysqlTypeNameEncoding } from './column-kind.js';
-import type { EncodeOptions } from './extract/encode-chunk.js';
-import type { RowSource } from './extract/extract-into-kernel.js';
+import { DatabaseUnavailableError, QueryCancelledError, QueryFailedError, QueryTimeoutError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import type { TableDescription, TableInfo } from '../../ports/database.js';
+import { mysqlTypeNameEncoding } from '../column-kind.js';
+import type { EncodeOptions } from '../extract/encode-chunk.js';
+import type { RowSource } from '../extract/extract-into-kernel.js';
+import { checkReadOnlySql, type SqlScope } from '../guard/sql-guard.js';
+import { StreamingDatabase, type StreamingDatabaseOptions } from '../streaming-database.js';
+import { describeFromSample } from '../table-metadata.js';
 import { streamMysqlRows } from './mysql-rows.js';
-import { checkReadOnlySql, type SqlScope } from './sql-guard.js';
-import { StreamingDatabase, type StreamingDatabaseOptions } from './streaming-database.js';
-import { describeFromSample } from './table-metadata.js';
 
 export interface MysqlDatabaseOptions extends StreamingDatabaseOptions {
   /** `mysql://user:password@host:port/database`. */

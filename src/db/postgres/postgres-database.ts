@@ -5,16 +5,16 @@
  * `statement_timeout`, and a stop reaches the server through `pg_cancel_backend` from a second connection.
  */
 import pg from 'pg';
-import { DatabaseUnavailableError, QueryCancelledError, QueryFailedError, QueryTimeoutError } from '../errors.js';
-import type { Logger } from '../logger.js';
-import type { TableDescription, TableInfo } from '../ports/database.js';
-import type { EncodeOptions } from './extract/encode-chunk.js';
-import type { RowSource } from './extract/extract-into-kernel.js';
+import { DatabaseUnavailableError, QueryCancelledError, QueryFailedError, QueryTimeoutError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import type { TableDescription, TableInfo } from '../../ports/database.js';
+import type { EncodeOptions } from '../extract/encode-chunk.js';
+import type { RowSource } from '../extract/extract-into-kernel.js';
+import { checkReadOnlySql, type SqlScope } from '../guard/sql-guard.js';
+import { StreamingDatabase, type StreamingDatabaseOptions } from '../streaming-database.js';
+import { describeFromSample } from '../table-metadata.js';
 import { copyRows, cursorRows } from './postgres-rows.js';
 import { postgresTypeNameEncoding } from './postgres-types.js';
-import { checkReadOnlySql, type SqlScope } from './sql-guard.js';
-import { StreamingDatabase, type StreamingDatabaseOptions } from './streaming-database.js';
-import { describeFromSample } from './table-metadata.js';
 
 export interface PostgresDatabaseOptions extends StreamingDatabaseOptions {
   /** `postgres://user:password@host:port/database[?schema=name]` (or `postgresql://`). */

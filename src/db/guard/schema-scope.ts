@@ -5,7 +5,8 @@
  * information_schema and pg_catalog in `postgres-catalog.ts`; an SQLite one its main file only.
  */
 import { postgresAllowedSentence } from './postgres-catalog.js';
-import type { SqlDialect, SqlProblem } from './sql-tokens.js';
+import type { SqlProblem } from './sql-problem.js';
+import type { SqlDialect } from './sql-tokens.js';
 
 export interface SqlScope {
   /**

@@ -6,7 +6,8 @@
  */
 import postgresBuild from 'node-sql-parser/build/postgresql.js';
 import { near } from './mysql-table-references.js';
-import { joinTokens, type SqlProblem, type SqlToken } from './sql-tokens.js';
+import type { SqlProblem } from './sql-problem.js';
+import { joinTokens, type SqlToken } from './sql-tokens.js';
 
 export interface TableReference {
   /** As the server reads it (`Sales` is sales, `"Sales"` is Sales); `null` when unqualified. */

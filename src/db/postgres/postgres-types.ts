@@ -3,7 +3,7 @@
  * the value parsers for previews: the driver's text for everything a JSON preview would otherwise
  * change (dates stay as written, not as a JavaScript Date in the host's time zone).
  */
-import type { ColumnEncoding } from './column-kind.js';
+import type { ColumnEncoding } from '../column-kind.js';
 
 /** Built-in type OIDs (src/include/catalog/pg_type.dat). */
 export const PG = {

@@ -6,9 +6,9 @@
  * escapes the few characters text may not hold raw (COPY TO writes only `\\ \b \f \n \r \t \v`).
  */
 
-import { type ColumnBuilder, columnBuilder } from './extract/column-builders.js';
-import { ColumnChunks } from './extract/column-chunks.js';
-import type { EncodedChunk, EncodeOptions } from './extract/encode-chunk.js';
+import { type ColumnBuilder, columnBuilder } from '../extract/column-builders.js';
+import { ColumnChunks } from '../extract/column-chunks.js';
+import type { EncodedChunk, EncodeOptions } from '../extract/encode-chunk.js';
 import { IntervalBuilder } from './postgres-interval-builder.js';
 import type { PostgresEncoding } from './postgres-types.js';
 

@@ -3,9 +3,9 @@
  * days and time are durations; one with months or years (`1 mon` is 28 to 31 days) is not, and turns its
  * column of that chunk into text, as any value that does not fit its kind does.
  */
-import { MaskedBuilder } from './extract/column-builder.js';
-import { bytesOf } from './extract/column-bytes.js';
-import type { Encoded } from './extract/encode-chunk.js';
+import { MaskedBuilder } from '../extract/column-builder.js';
+import { bytesOf } from '../extract/column-bytes.js';
+import type { Encoded } from '../extract/encode-chunk.js';
 
 /** IntervalStyle `postgres`: `[-]N days [-]HH:MM:SS[.ffffff]`, either part optional. */
 const INTERVAL = /^(?:(-?\d+) days? ?)?(?:([+-])?(\d+):(\d{2}):(\d{2})(?:\.(\d{1,6}))?)?$/;

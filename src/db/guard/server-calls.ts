@@ -4,7 +4,9 @@
  * are in `postgres-calls.ts`). Checked on tokens, so a call is seen wherever it sits (select list, WHERE, ORDER BY,
  * a subquery, a CTE).
  */
-import { nameOf, type SqlDialect, type SqlProblem, type SqlToken } from './sql-tokens.js';
+
+import type { SqlProblem } from './sql-problem.js';
+import { nameOf, type SqlDialect, type SqlToken } from './sql-tokens.js';
 
 /**
  * SLEEP up to this many seconds, as a literal, stays allowed: it is harmless at that size and shows up in

@@ -4,7 +4,8 @@
  * accounts and other sessions rather than the data.
  */
 import { type SqlScope, schemaProblem, scopeProblem } from './schema-scope.js';
-import { nameOf, type SqlProblem, type SqlToken } from './sql-tokens.js';
+import type { SqlProblem } from './sql-problem.js';
+import { nameOf, type SqlToken } from './sql-tokens.js';
 
 const ALLOWED_SHOW =
   "Allowed: SHOW [FULL] TABLES, SHOW TABLE STATUS, SHOW [FULL] COLUMNS FROM t, SHOW INDEX FROM t, SHOW CREATE TABLE t, SHOW CREATE VIEW v, SHOW CHARACTER SET, SHOW COLLATION (optionally LIKE 'pattern'), or a SELECT on information_schema.TABLES or COLUMNS.";

@@ -11,7 +11,8 @@
  * an extension, one the database defines) runs under layer two: a READ ONLY transaction and a read-only account.
  */
 import { MAX_SLEEP_SECONDS, sleepProblem } from './server-calls.js';
-import type { SqlProblem, SqlToken } from './sql-tokens.js';
+import type { SqlProblem } from './sql-problem.js';
+import type { SqlToken } from './sql-tokens.js';
 
 /** `pg_` functions an analysis may call: sizes, types, definitions of tables, views and keys, its own session. */
 export const SAFE_PG_CALLS: ReadonlySet<string> = new Set([

@@ -5,7 +5,7 @@
  * analysed schema; everything else is reported, one finding per attribute, role or table.
  */
 import pg from 'pg';
-import type { GrantFinding } from './grant-findings.js';
+import type { GrantFinding } from '../grant-findings.js';
 import { postgresConnection } from './postgres-database.js';
 
 /** Role attributes that administer the server. */

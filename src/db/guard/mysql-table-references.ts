@@ -5,7 +5,7 @@
  */
 import mariadbBuild from 'node-sql-parser/build/mariadb.js';
 import mysqlBuild from 'node-sql-parser/build/mysql.js';
-import type { SqlProblem } from './sql-tokens.js';
+import type { SqlProblem } from './sql-problem.js';
 
 export interface TableReference {
   /** As written, without quotes; `null` when unqualified (the connection's own database). */

@@ -16,7 +16,8 @@ import { checkDescribedTable, checkMysqlShow } from './mysql-show-scope.js';
 import { readMysqlTableReferences } from './mysql-table-references.js';
 import { checkPostgresScope } from './postgres-scope.js';
 import { SERVER_SCHEMAS, type SqlScope, schemaProblem, scopeProblem } from './schema-scope.js';
-import { joinTokens, nameOf, type SqlDialect, type SqlProblem, type SqlToken } from './sql-tokens.js';
+import type { SqlProblem } from './sql-problem.js';
+import { joinTokens, nameOf, type SqlDialect, type SqlToken } from './sql-tokens.js';
 
 export type { SqlScope } from './schema-scope.js';
 

@@ -12,8 +12,8 @@
  * listener) is left alone and the rows go through mysql2.
  */
 import type { Connection } from 'mysql2';
-import type { RowPacket } from './extract/mysql-text-columns.js';
-import { RowFramer } from './extract/row-framer.js';
+import type { RowPacket } from '../extract/mysql-text-columns.js';
+import { RowFramer } from '../extract/row-framer.js';
 
 type DataListener = (chunk: Buffer) => void;
 

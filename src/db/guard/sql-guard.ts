@@ -20,8 +20,9 @@ import {
 } from './postgres-statements.js';
 import { NO_SCOPE, type SqlScope } from './schema-scope.js';
 import { checkServerCalls } from './server-calls.js';
+import type { SqlProblem } from './sql-problem.js';
 import { checkSqlScope } from './sql-scope.js';
-import { nameOf, type SqlDialect, type SqlProblem, type SqlToken, tokenizeSql } from './sql-tokens.js';
+import { nameOf, type SqlDialect, type SqlToken, tokenizeSql } from './sql-tokens.js';
 
 export type { SqlScope } from './schema-scope.js';
 export type { SqlDialect } from './sql-tokens.js';

@@ -4,15 +4,15 @@
  * opened read-only with query_only on. Statements run in a worker with a time limit.
  */
 import { access, constants } from 'node:fs/promises';
-import { DatabaseUnavailableError, QueryFailedError } from '../errors.js';
-import type { TableDescription, TableInfo } from '../ports/database.js';
-import { type ColumnEncoding, sqliteColumnEncoding } from './column-kind.js';
-import type { EncodedChunk, EncodeOptions } from './extract/encode-chunk.js';
-import type { RowSource } from './extract/extract-into-kernel.js';
+import { DatabaseUnavailableError, QueryFailedError } from '../../errors.js';
+import type { TableDescription, TableInfo } from '../../ports/database.js';
+import { type ColumnEncoding, sqliteColumnEncoding } from '../column-kind.js';
+import type { EncodedChunk, EncodeOptions } from '../extract/encode-chunk.js';
+import type { RowSource } from '../extract/extract-into-kernel.js';
+import { StreamingDatabase, type StreamingDatabaseOptions } from '../streaming-database.js';
+import { describeFromSample } from '../table-metadata.js';
 import { encodeSqliteBatch, type SqliteBatch } from './sqlite-batch.js';
 import { SqliteRunner } from './sqlite-runner.js';
-import { StreamingDatabase, type StreamingDatabaseOptions } from './streaming-database.js';
-import { describeFromSample } from './table-metadata.js';
 
 export interface SqliteDatabaseOptions extends StreamingDatabaseOptions {
   /** Path of the database file; it must exist. */

@@ -5,6 +5,7 @@
  * more code, or refuses the text.
  */
 import { postgresLexeme } from './postgres-tokens.js';
+import type { SqlProblem } from './sql-problem.js';
 
 /** Whose lexical rules apply. */
 export type SqlDialect = 'mysql' | 'sqlite' | 'postgres';
@@ -24,17 +25,6 @@ export interface SqlToken {
   /** Offsets into the source, `text === sql.slice(start, end)`. */
   start: number;
   end: number;
-}
-
-/** Why SQL was refused and, optionally, what the model should do instead. */
-export interface SqlProblem {
-  reason: string;
-  hint?: string;
-  /**
-   * What may be read instead, when the problem is where the statement reads from rather than what kind of
-   * statement it is (schema scope); replaces the guard's usual "Only one read-only statement …" sentence.
-   */
-  allowed?: string;
 }
 
 export type TokenizeResult = { ok: true; tokens: SqlToken[] } | ({ ok: false } & SqlProblem);

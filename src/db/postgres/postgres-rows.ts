@@ -8,8 +8,8 @@
 import type { PoolClient, QueryArrayConfig } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import Cursor from 'pg-cursor';
-import type { EncodedChunk, EncodeOptions } from './extract/encode-chunk.js';
-import { CHUNK_ROWS, type ExtractColumn, type RowSource } from './extract/extract-into-kernel.js';
+import type { EncodedChunk, EncodeOptions } from '../extract/encode-chunk.js';
+import { CHUNK_ROWS, type ExtractColumn, type RowSource } from '../extract/extract-into-kernel.js';
 import { PostgresCopyColumns } from './postgres-copy-columns.js';
 import { postgresColumnEncoding, postgresTypeName, previewParser } from './postgres-types.js';
 

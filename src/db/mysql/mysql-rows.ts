@@ -10,10 +10,10 @@
  * it still frames itself.
  */
 import type { Connection, FieldPacket } from 'mysql2';
-import { mysqlColumnEncoding } from './column-kind.js';
-import type { EncodedChunk, EncodeOptions } from './extract/encode-chunk.js';
-import { CHUNK_ROWS, type ExtractColumn } from './extract/extract-into-kernel.js';
-import { MysqlTextColumns, type RowPacket } from './extract/mysql-text-columns.js';
+import { mysqlColumnEncoding } from '../column-kind.js';
+import type { EncodedChunk, EncodeOptions } from '../extract/encode-chunk.js';
+import { CHUNK_ROWS, type ExtractColumn } from '../extract/extract-into-kernel.js';
+import { MysqlTextColumns, type RowPacket } from '../extract/mysql-text-columns.js';
 import { takeOverRows } from './mysql-row-takeover.js';
 
 export interface MysqlRowStream {

@@ -19,7 +19,8 @@ import { POSTGRES_CATALOG_TABLES, POSTGRES_METADATA_VIEWS } from './postgres-cat
 import { postgresExplainTarget } from './postgres-statements.js';
 import { readPostgresTableReferences } from './postgres-table-references.js';
 import { type SqlScope, scopeProblem } from './schema-scope.js';
-import type { SqlProblem, SqlToken } from './sql-tokens.js';
+import type { SqlProblem } from './sql-problem.js';
+import type { SqlToken } from './sql-tokens.js';
 
 const PG_NAME_HINT =
   'Names starting with pg_ are read from pg_catalog first: if it is an alias or a CTE, choose another name; ' +

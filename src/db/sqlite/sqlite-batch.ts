@@ -6,14 +6,14 @@
  * everything else goes through `encodeColumn` as plain values, so the chunk is byte for byte what
  * encoding the rows themselves would give.
  */
-import type { ColumnEncoding } from './column-kind.js';
+import type { ColumnEncoding } from '../column-kind.js';
 import {
   type Encoded,
   type EncodedChunk,
   type EncodeOptions,
   encodeColumn,
   packChunk,
-} from './extract/encode-chunk.js';
+} from '../extract/encode-chunk.js';
 
 /** One column of a batch: numbers (0 under a NULL, `nulls` 1 there) or the driver's values. */
 export type SqliteColumn = { numbers: Float64Array; nulls?: Uint8Array } | { values: unknown[] };

@@ -4,7 +4,7 @@
  * server's reading is followed exactly, and the few forms whose reading depends on a setting or is hard to follow
  * (U& escapes, a backslash before a quote in a plain string) are refused.
  */
-import type { SqlProblem } from './sql-tokens.js';
+import type { SqlProblem } from './sql-problem.js';
 
 /** One lexeme at the cursor: a comment to skip, a token to keep, or why the text is refused. */
 export type PostgresLexeme = { kind: 'comment' | 'word' | 'quoted'; end: number } | SqlProblem;

@@ -3,7 +3,8 @@
  * EXPLAIN's options, and SHOW, which may read only the settings `postgres-calls.ts` lists as safe.
  */
 import { SAFE_SETTINGS, settingsHint } from './postgres-calls.js';
-import { nameOf, type SqlProblem, type SqlToken } from './sql-tokens.js';
+import type { SqlProblem } from './sql-problem.js';
+import { nameOf, type SqlToken } from './sql-tokens.js';
 
 const kw = (token: SqlToken | undefined): string => token?.keyword ?? '';
 
