@@ -8,12 +8,7 @@ import { DEFAULT_SEED } from './generate-customers.js';
 import { type InjectedProblems, injectDamage, type TelcoDamageOptions } from './inject-damage.js';
 import { createRandom } from './random.js';
 import type { TelcoCustomer } from './telco-customer.js';
-import { TELCO_TABLES, type TelcoTableName, type TelcoTableSpec } from './telco-tables.js';
-
-/** A cell as stored: text, a number, or NULL (only the tenure of fake service rows). */
-export type TelcoCell = string | number | null;
-/** One row keyed by column name. */
-export type TelcoRow = Record<string, TelcoCell>;
+import { TELCO_TABLES, type TelcoRow, type TelcoTableName, type TelcoTableSpec } from './telco-tables.js';
 
 /** Rows per table as counted in the database after loading. */
 export type TelcoRowCounts = Record<string, number>;

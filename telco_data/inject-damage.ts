@@ -4,11 +4,10 @@
  * blank payment cells, churn rows for customers who do not exist. Everything injected is returned,
  * so tests and the loader's report can say exactly what is wrong.
  */
-import type { TelcoRow } from './build-telco-tables.js';
 import { createCustomerIdSource } from './customer-id.js';
 import type { Random } from './random.js';
 import { SERVICE_COLUMNS } from './telco-customer.js';
-import type { TelcoTableName } from './telco-tables.js';
+import type { TelcoRow, TelcoTableName } from './telco-tables.js';
 
 /**
  * How much damage to inject. The default counts are those of the full dataset (5,634 train

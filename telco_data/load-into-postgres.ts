@@ -11,7 +11,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { TelcoCell, TelcoRowCounts, TelcoTableData } from './build-telco-tables.js';
+import type { TelcoRowCounts, TelcoTableData } from './build-telco-tables.js';
 import {
   connectPostgres,
   NO_SUCH_DATABASE,
@@ -20,6 +20,7 @@ import {
   quotePostgres,
 } from './postgres-connection.js';
 import { TelcoError } from './telco-error.js';
+import type { TelcoCell } from './telco-tables.js';
 import { POSTGRES_TYPES, type TelcoTableSpec } from './telco-tables.js';
 import { parseTelcoTarget } from './telco-target.js';
 

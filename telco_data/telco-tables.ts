@@ -5,6 +5,11 @@
  */
 import { SERVICE_COLUMNS, type TelcoColumnKind, type TelcoColumnName, telcoColumn } from './telco-customer.js';
 
+/** A cell as stored: text, a number, or NULL (only the tenure of fake service rows). */
+export type TelcoCell = string | number | null;
+/** One row keyed by column name. */
+export type TelcoRow = Record<string, TelcoCell>;
+
 export type TelcoTableGroup = 'user_demographics' | 'user_services' | 'user_payments' | 'user_churn';
 export type TelcoTableName = TelcoTableGroup | `${TelcoTableGroup}_new`;
 

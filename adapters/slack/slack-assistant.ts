@@ -12,7 +12,7 @@
  */
 import type { App } from '@slack/bolt';
 import type { TallyDirectory, Viewer } from '../../src/ports/chat.js';
-import type { SlackListenerContext } from './slack-listeners.js';
+import type { SlackListenerContext } from './slack-listener-context.js';
 import { slackThreadKey } from './slack-thread-key.js';
 import { slackViewer } from './slack-viewer.js';
 

@@ -1,5 +1,5 @@
 import { escapeMrkdwn, SETTINGS_HINT, sessionFacts, sessionTitle, threadLink } from './slack-home.js';
-import type { SlackListenerContext } from './slack-listeners.js';
+import type { SlackListenerContext } from './slack-listener-context.js';
 import { slackPlace, slackThreadKey } from './slack-thread-key.js';
 import { slackViewer } from './slack-viewer.js';
 

@@ -1,5 +1,5 @@
 import type { SessionSummary, ThreadKey } from '../../src/ports/chat.js';
-import type { SlackListenerContext } from './slack-listeners.js';
+import type { SlackListenerContext } from './slack-listener-context.js';
 import type { Block } from './slack-render.js';
 import { parseSlackThreadKey } from './slack-thread-key.js';
 import { slackViewer } from './slack-viewer.js';

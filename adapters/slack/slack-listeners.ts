@@ -6,12 +6,12 @@
  * files. Everyone outside the allowed channels and users gets an ephemeral explanation and nothing
  * else happens.
  */
-import type { App } from '@slack/bolt';
-import { ACTION_IDS, type Inbound, type SharedFile, type TallyDirectory } from '../../src/ports/chat.js';
+import { ACTION_IDS, type SharedFile } from '../../src/ports/chat.js';
 import { registerAssistant, titleAssistantThread } from './slack-assistant.js';
 import { registerTallyCommand } from './slack-command.js';
 import { type MessageChangedEvent, parseEdit } from './slack-edits.js';
 import { registerHomeTab } from './slack-home.js';
+import type { SlackListenerContext } from './slack-listener-context.js';
 import {
   EDIT_VIEW,
   editModal,
@@ -21,40 +21,8 @@ import {
   reviseModal,
   submittedText,
 } from './slack-modals.js';
-import { REACTIONS, type Remembered } from './slack-render.js';
+import { REACTIONS } from './slack-render.js';
 import { parseSlackThreadKey, type SlackThread, slackPlace, slackThreadKey } from './slack-thread-key.js';
-
-export interface SlackListenerContext {
-  app: App;
-  botToken: string;
-  botUserId: () => string;
-  /**
-   * Hands an inbound message (with its `place`) to tally; the adapter adds the person's user groups. Not awaited by
-   * Slack: the work goes on after the ack.
-   */
-  deliver: (inbound: Inbound) => void;
-  /**
-   * The user groups the access policy names that a person is in, as `deliver` adds them to inbounds: surfaces beyond
-   * a thread (App Home, `/tally sessions`, suggested prompts) show what those groups may see. Never rejects.
-   */
-  groupsOf: (userId: string) => Promise<string[]>;
-  /** Threads tally takes part in: started by a mention here, or known to the store. */
-  isKnownThread: (threadKey: string) => Promise<boolean>;
-  markThread: (threadKey: string) => void;
-  /** What was posted at a message ts (review and approval posts), for reactions and Edit. */
-  remembered: (channel: string, ts: string) => Promise<(Remembered & { threadKey: string }) | undefined>;
-  allowed: (channel: string, user: string) => boolean;
-  refuse: (channel: string, user: string, threadTs: string | undefined) => Promise<void>;
-  acknowledge: (channel: string, ts: string) => Promise<void>;
-  say: (threadKey: string, text: string) => Promise<void>;
-  /** Posts a new top-level message in a channel (a `/tally` session's root); resolves with its ts. */
-  postRoot: (channel: string, text: string) => Promise<string>;
-  /** A person's sessions, starter prompts and default settings (App Home, `/tally`, assistant threads). */
-  directory: TallyDirectory | undefined;
-  /** The workspace URL `auth.test` gave (`https://<team>.slack.com/`), for links to threads. */
-  workspaceUrl: () => string;
-  logError: (error: unknown, message: string) => void;
-}
 
 interface SlackFile {
   name?: string;

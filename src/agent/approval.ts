@@ -7,8 +7,9 @@
 import { z } from 'zod';
 import type { Database } from '../ports/database.js';
 import type { LogEvent } from '../sessions/session-log.js';
+import type { Pause } from './pause.js';
 import { assessCode, assessExtract } from './risk.js';
-import { type AgentTool, type Pause, pickDatabase, type ToolContext } from './tool.js';
+import { type AgentTool, pickDatabase, type ToolContext } from './tool.js';
 
 export type ApprovalMode = 'never' | 'risky' | 'always';
 export const APPROVAL_MODES = ['never', 'risky', 'always'] as const satisfies readonly ApprovalMode[];

@@ -3,8 +3,8 @@ import type { TaskStatus } from '../ports/chat.js';
 import type { ChatMessage } from '../ports/llm.js';
 import type { Cell, Figure } from '../report/report.js';
 import type { EvidenceSource } from './grounding/ground-figures.js';
+import type { Pause } from './pause.js';
 import type { SharedFileProfile } from './shared-file-profile.js';
-import type { Pause } from './tool.js';
 
 export type PendingQuestion =
   /** The model called ask_user: the answer becomes that call's tool result. */

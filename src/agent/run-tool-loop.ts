@@ -4,8 +4,9 @@
  * rejected SQL) go back to it as tool results; only broken infrastructure throws.
  */
 import type { ChatMessage, CompletionParams, LlmClient, ToolCall, ToolSpec } from '../ports/llm.js';
+import type { Pause } from './pause.js';
 import { firstStop, type LoopState, type StopCondition, type StopReason } from './stop-conditions.js';
-import type { AgentTool, Pause, ToolContext, ToolOutcome } from './tool.js';
+import type { AgentTool, ToolContext, ToolOutcome } from './tool.js';
 import { parseToolArguments, toolSpec } from './tool-schema.js';
 
 export interface ToolLoopOptions {

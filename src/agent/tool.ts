@@ -6,6 +6,7 @@ import type { Knowledge } from '../ports/knowledge.js';
 import type { Kernel } from '../ports/sandbox.js';
 import type { Author, Cell, FigureCheck } from '../report/report.js';
 import type { FigureReview } from './grounding/figure-review.js';
+import type { Pause } from './pause.js';
 
 export interface ToolContext {
   /** The session's kernel, started on first use. */
@@ -68,22 +69,6 @@ export interface Workbench {
     checks?: FigureCheck[];
   }): Promise<DraftedSection>;
 }
-
-/** Why a turn waits for a person. */
-export type Pause =
-  /** ask_user: the answer becomes the call's result. */
-  | { kind: 'question'; text: string; choices?: string[] }
-  /** draft_section: the review decision becomes the call's result. */
-  | { kind: 'review'; section: string; version: number }
-  /** A cell held for approval: Run / Edit / Skip decides what runs. */
-  | {
-      kind: 'approval';
-      tool: string;
-      arguments: string;
-      language: 'python' | 'sql';
-      code: string;
-      reason: string;
-    };
 
 /**
  * How a kernel's state can be rebuilt: cells that ran successfully, and extractions (their files do

@@ -11,15 +11,9 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { Cell, Section } from '../report/report.js';
 import { latest } from '../report/report.js';
+import type { QueryProposal } from './session-record.js';
 import { DONE, type Handled, mayDecide, type ThreadContext } from './thread-context.js';
 import { derivationOf, publishedEvent } from './thread-derivation.js';
-
-export interface QueryProposal {
-  database: string;
-  name: string;
-  question: string;
-  sql: string;
-}
 
 export interface QueryProposalOptions {
   /** Where accepted proposals are written, one folder per database (TALLY_KNOWLEDGE_DIR). */

@@ -3,7 +3,14 @@ import { type Conversation, emptyConversation } from '../agent/conversation.js';
 import { type AgentSettings, DEFAULT_SETTINGS } from '../agent/settings.js';
 import type { UsedGrants } from '../ports/access.js';
 import type { ThreadKey } from '../ports/chat.js';
-import type { QueryProposal } from './query-proposals.js';
+
+/** A query behind an accepted section's numbers, waiting to be saved as a verified query (query-proposals.ts). */
+export interface QueryProposal {
+  database: string;
+  name: string;
+  question: string;
+  sql: string;
+}
 
 export interface SessionRecord {
   threadKey: ThreadKey;

@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { StoreUnavailableError } from '../errors.js';
 import { chainHash, VERIFY_BATCH_SIZE, verifyTrail } from './audit-chain.js';
 import { type AuditLog, type ChainCheck, GENESIS, type StoredAuditRecord } from './audit-log.js';
-import { type RedisClient, redactUrl } from './redis-store.js';
+import { type RedisClient, redactUrl } from './redis-client.js';
 
 /** Runs one Redis call, turning a lost connection into StoreUnavailableError (the store's own wrapper). */
 export type RedisCall = <T>(operation: () => Promise<T>) => Promise<T>;

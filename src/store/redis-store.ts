@@ -19,7 +19,6 @@ import {
   ClientClosedError,
   ClientOfflineError,
   ConnectionTimeoutError,
-  createClient,
   DisconnectsClientError,
   ReconnectStrategyError,
   type RedisClientType,
@@ -34,12 +33,10 @@ import type { LockOptions, Store } from '../ports/store.js';
 import type { AuditLog } from './audit-log.js';
 import { type LockBackend, LockRunner } from './lock-runner.js';
 import { RedisAuditLog } from './redis-audit-log.js';
+import { newClient, type RedisClient, redactUrl } from './redis-client.js';
 import { APPEND_SCRIPT, RANGE_SCRIPT, TRIM_SCRIPT } from './redis-list-scripts.js';
 import { ACQUIRE_SCRIPT, EXTEND_SCRIPT, RELEASE_SCRIPT, STALE_WAITER_MS } from './redis-lock-scripts.js';
 import { checkRange, checkTtl, parseItem, serialiseItem } from './store-values.js';
-
-/** The node-redis client the store connects (also used by the audit log on the same connection). */
-export type RedisClient = ReturnType<typeof newClient>;
 
 const CONNECTION_ERRORS = [
   ClientClosedError,
@@ -252,19 +249,6 @@ export class RedisStore implements Store {
   }
 }
 
-function newClient(url: string, connectTimeoutMs: number, everReady: () => boolean) {
-  return createClient({
-    url,
-    disableOfflineQueue: true,
-    socket: {
-      connectTimeout: connectTimeoutMs,
-      // Before the first connection, give up at once (the caller hears why); after, retry for ever.
-      reconnectStrategy: (retries, cause) =>
-        everReady() ? Math.min(2_000, 50 * 2 ** retries) + Math.random() * 100 : cause,
-    },
-  });
-}
-
 async function withDeadline(timeoutMs: number, operation: () => Promise<void>): Promise<void> {
   const timer = new AbortController();
   const attempt = operation();
@@ -297,15 +281,4 @@ function isConnectionError(error: unknown): boolean {
 function reasonOf(error: unknown): string {
   const cause = error instanceof ReconnectStrategyError ? error.originalError : error;
   return cause instanceof Error ? cause.message || cause.name : String(cause);
-}
-
-/** The URL with its password hidden, for messages and logs. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(an unparsable REDIS_URL)';
-  }
 }

@@ -17,7 +17,7 @@ import { type AppError, StoreUnavailableError } from '../../src/errors.js';
 import type { AuditLog, StoredAuditRecord } from '../../src/store/audit-log.js';
 import { GENESIS } from '../../src/store/audit-log.js';
 import { RedisAuditLog } from '../../src/store/redis-audit-log.js';
-import type { RedisClient } from '../../src/store/redis-store.js';
+import type { RedisClient } from '../../src/store/redis-client.js';
 import { SqliteAuditLog } from '../../src/store/sqlite-audit-log.js';
 import { cleanUp } from '../support/clean-up.js';
 import { createRedisTestSpace, type RedisTestSpace } from '../support/redis.js';

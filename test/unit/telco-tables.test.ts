@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildTelcoTables, type TelcoRow, type TelcoTables } from '../../telco_data/build-telco-tables.js';
+import { buildTelcoTables, type TelcoTables } from '../../telco_data/build-telco-tables.js';
 import { formatTelcoReport } from '../../telco_data/format-report.js';
 import { generateCustomers } from '../../telco_data/generate-customers.js';
 import type { TelcoLoadReport } from '../../telco_data/load-telco.js';
 import { parseLoadArguments } from '../../telco_data/parse-load-arguments.js';
 import { SERVICE_COLUMNS, TELCO_COLUMNS } from '../../telco_data/telco-customer.js';
 import { TelcoError } from '../../telco_data/telco-error.js';
+import type { TelcoRow } from '../../telco_data/telco-tables.js';
 import { MYSQL_TYPES, TELCO_TABLES, type TelcoTableName } from '../../telco_data/telco-tables.js';
 import { parseTelcoTarget, redactUrl } from '../../telco_data/telco-target.js';
 

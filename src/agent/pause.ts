@@ -1,0 +1,15 @@
+/** Why a turn stops and waits for a person, and what it waits for: an answer, a review decision or an approval. */
+export type Pause =
+  /** ask_user: the answer becomes the call's result. */
+  | { kind: 'question'; text: string; choices?: string[] }
+  /** draft_section: the review decision becomes the call's result. */
+  | { kind: 'review'; section: string; version: number }
+  /** A cell held for approval: Run / Edit / Skip decides what runs. */
+  | {
+      kind: 'approval';
+      tool: string;
+      arguments: string;
+      language: 'python' | 'sql';
+      code: string;
+      reason: string;
+    };
