@@ -2,8 +2,8 @@
 import Docker from 'dockerode';
 import type { SandboxLimits } from '../sandbox/container-spec.js';
 import { sandboxImageTag } from '../sandbox/image-tag.js';
-import { loadConfig } from '../src/config.js';
-import { createLogger, type Logger } from '../src/logger.js';
+import { loadConfig } from '../src/base/config.js';
+import { createLogger, type Logger } from '../src/base/logger.js';
 
 export interface BenchSettings {
   docker: Docker;

@@ -12,11 +12,11 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Docker from 'dockerode';
 import type { DockerSandbox } from '../sandbox/docker-sandbox.js';
-import { loadConfig } from '../src/config.js';
-import { createTally } from '../src/create-tally.js';
-import { LlmNotConfiguredError } from '../src/errors.js';
-import { createLogger } from '../src/logger.js';
+import { loadConfig } from '../src/base/config.js';
+import { LlmNotConfiguredError } from '../src/base/errors.js';
+import { createLogger } from '../src/base/logger.js';
 import type { Post } from '../src/ports/chat.js';
+import { createTally } from '../src/wiring/create-tally.js';
 import { machineInfo } from './machine.js';
 import { type Summary, summarize } from './stats.js';
 

@@ -3,7 +3,7 @@
  * (`sampleSoak`), and the series' trends over the run with the table printed at the end (`soakReport`).
  */
 import type { DockerSandbox } from '../sandbox/docker-sandbox.js';
-import type { Tally } from '../src/create-tally.js';
+import type { Tally } from '../src/wiring/create-tally.js';
 import type { SoakTraffic } from './soak-traffic.js';
 import { summarize } from './stats.js';
 import {

@@ -4,8 +4,8 @@
  * a dead or unresponsive kernel is restarted and its journal of successful cells replayed.
  */
 import type Docker from 'dockerode';
-import { KernelClosedError } from '../src/errors.js';
-import type { Logger } from '../src/logger.js';
+import { KernelClosedError } from '../src/base/errors.js';
+import type { Logger } from '../src/base/logger.js';
 import type {
   Execution,
   ExecutionError,

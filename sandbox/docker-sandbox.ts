@@ -11,8 +11,8 @@ import {
   SandboxEngineUnavailableError,
   SandboxImageMissingError,
   SandboxWorkspaceHiddenError,
-} from '../src/errors.js';
-import type { Logger } from '../src/logger.js';
+} from '../src/base/errors.js';
+import type { Logger } from '../src/base/logger.js';
 import type { AcquireOptions, Kernel, Sandbox } from '../src/ports/sandbox.js';
 import type { SandboxLimits } from './container-spec.js';
 import { DockerKernel } from './docker-kernel.js';

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import { z } from 'zod';
-import type { Logger } from '../src/logger.js';
+import type { Logger } from '../src/base/logger.js';
 import { type AttachedStdio, attachStdio } from './attach-stdio.js';
 import { JsonLineReader } from './json-lines.js';
 

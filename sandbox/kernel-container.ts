@@ -4,8 +4,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type Docker from 'dockerode';
-import { KernelStartError, SandboxImageMissingError } from '../src/errors.js';
-import type { Logger } from '../src/logger.js';
+import { KernelStartError, SandboxImageMissingError } from '../src/base/errors.js';
+import type { Logger } from '../src/base/logger.js';
 import { type ContainerSpecOptions, containerSpec } from './container-spec.js';
 import { KernelChannel } from './kernel-channel.js';
 

@@ -9,7 +9,7 @@
 import { constants } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
 import { isAbsolute, normalize, sep } from 'node:path';
-import { WorkspacePathError } from '../src/errors.js';
+import { WorkspacePathError } from '../src/base/errors.js';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
 const FOLDER = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;

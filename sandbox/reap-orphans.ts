@@ -5,7 +5,7 @@
  */
 import { chmod, mkdir } from 'node:fs/promises';
 import type Docker from 'dockerode';
-import type { Logger } from '../src/logger.js';
+import type { Logger } from '../src/base/logger.js';
 import { LABELS } from './container-spec.js';
 import { LoopFilesystem } from './loop-filesystem.js';
 import { removeTree } from './remove-tree.js';

@@ -5,7 +5,7 @@
  * says how to get it; a runtime named outright must be there (Kata or any other an operator registers works so).
  */
 import type Docker from 'dockerode';
-import { SandboxRuntimeMissingError } from '../src/errors.js';
+import { SandboxRuntimeMissingError } from '../src/base/errors.js';
 
 export interface ResolvedRuntime {
   /** The runtime's name as the engine lists it. */

@@ -4,7 +4,7 @@
  * about ten seconds of arrivals, at most `maxSize`). It starts kernels only through background
  * admission, so it never takes a start slot or room from a thread that waits.
  */
-import type { Logger } from '../src/logger.js';
+import type { Logger } from '../src/base/logger.js';
 import type { DockerKernel } from './docker-kernel.js';
 import type { Release } from './kernel-admission.js';
 

@@ -15,7 +15,7 @@ import { writeFile as writeFileWhole } from 'node:fs';
 import { chmod, chown, type FileHandle, mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { WorkspaceFileTooLargeError, WorkspaceFullError, WorkspacePathError } from '../src/errors.js';
+import { WorkspaceFileTooLargeError, WorkspaceFullError, WorkspacePathError } from '../src/base/errors.js';
 import { LoopFilesystem } from './loop-filesystem.js';
 import { checkRelative, openInside } from './open-inside.js';
 import { removeTree } from './remove-tree.js';

@@ -3,7 +3,7 @@
  * (`--target`, `--csv`, ...), because the loader is run by hand or from the demo, not configured
  * through the environment.
  */
-import { AppError, type ErrorCode } from '../src/errors.js';
+import { AppError, type ErrorCode } from '../src/base/errors.js';
 
 export type TelcoErrorCode = Extract<ErrorCode, `TELCO_${string}`>;
 

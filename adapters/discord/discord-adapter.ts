@@ -19,7 +19,7 @@ import {
   type SendableChannels,
   Status,
 } from 'discord.js';
-import type { Logger } from '../../src/logger.js';
+import type { Logger } from '../../src/base/logger.js';
 import type {
   ChannelKey,
   ChatAdapter,

@@ -6,7 +6,7 @@
  * indicator is kept on, and a status post ("… stopping") shows as a line of the progress message
  * instead of a second message.
  */
-import type { Logger } from '../../src/logger.js';
+import type { Logger } from '../../src/base/logger.js';
 import type { TurnProgress } from '../../src/ports/chat.js';
 import { renderProgress } from './discord-progress-text.js';
 

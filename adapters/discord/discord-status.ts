@@ -3,7 +3,7 @@
  * is edited as the work goes on (changes coalesced to one per interval). A real post supersedes a
  * pending status and the status message is removed, so the thread ends with the answer.
  */
-import type { Logger } from '../../src/logger.js';
+import type { Logger } from '../../src/base/logger.js';
 
 interface StatusChannel {
   sendTyping(): Promise<void>;

@@ -8,7 +8,7 @@
  * of them the person is in (`user.groups`, `slack-usergroups.ts`).
  */
 import type { App } from '@slack/bolt';
-import type { Logger } from '../../src/logger.js';
+import type { Logger } from '../../src/base/logger.js';
 import type {
   ChannelKey,
   ChatAdapter,

@@ -5,7 +5,7 @@
  * (Slack clears the status itself when the app posts).
  */
 import type { webApi } from '@slack/bolt';
-import type { Logger } from '../../src/logger.js';
+import type { Logger } from '../../src/base/logger.js';
 import type { ChannelQueue } from '../common/channel-queue.js';
 import type { SlackThread } from './slack-thread-key.js';
 

@@ -11,7 +11,7 @@
  * posted, so nothing is lost. Posts of one thread are handled one at a time, in order.
  */
 import type { webApi } from '@slack/bolt';
-import type { Logger } from '../../src/logger.js';
+import type { Logger } from '../../src/base/logger.js';
 import type { MessageRef, Post, ThreadKey, TurnProgress } from '../../src/ports/chat.js';
 import type { ChannelQueue } from '../common/channel-queue.js';
 import type { PostMemory } from '../common/remembered-posts.js';

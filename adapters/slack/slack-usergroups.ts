@@ -7,7 +7,7 @@
  * and Slack's error; it is tried again after `retryMs`, not on every message.
  */
 import type { webApi } from '@slack/bolt';
-import type { Logger } from '../../src/logger.js';
+import type { Logger } from '../../src/base/logger.js';
 
 /** Default time a group's member list is kept: 5 minutes. */
 export const USERGROUP_TTL_MS = 5 * 60_000;

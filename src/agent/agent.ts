@@ -2,14 +2,13 @@
  * One turn of the agent: triage (answerable? ambiguous? out of scope?), an optional plan, then the
  * tool loop that does the work, and what the thread is told at the end. Speaks only through posts.
  */
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 import type { Reader } from '../ports/access.js';
 import type { Post } from '../ports/chat.js';
 import type { Database } from '../ports/database.js';
 import type { Knowledge, KnowledgePiece } from '../ports/knowledge.js';
 import type { CompletionParams, LlmClient } from '../ports/llm.js';
 import type { Kernel } from '../ports/sandbox.js';
-import type { LogEvent } from '../sessions/session-log.js';
 import { type ApprovalDecision, type ApprovalMode, gated, runHeldCall } from './approval.js';
 import { fitToBudget } from './context-budget.js';
 import { answerText, type Conversation, type PendingQuestion } from './conversation.js';
@@ -21,6 +20,7 @@ import { DEFAULT_APPROX } from './grounding/ground-figures.js';
 import { keepGiven, keepToolResult } from './grounding/thread-evidence.js';
 import { answerInterruptedCalls } from './interrupted-calls.js';
 import { formatKnowledge, knowledgeFor, relevantKnowledge, topicOf } from './knowledge-prompt.js';
+import type { LogEvent } from './log-event.js';
 import type { Playbook } from './playbooks.js';
 import { runToolLoop } from './run-tool-loop.js';
 import { summariseSchema } from './schema-summary.js';

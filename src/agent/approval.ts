@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { Database } from '../ports/database.js';
-import type { LogEvent } from '../sessions/session-log.js';
+import type { LogEvent } from './log-event.js';
 import type { Pause } from './pause.js';
 import { assessCode, assessExtract } from './risk.js';
 import { type AgentTool, pickDatabase, type ToolContext } from './tool.js';

@@ -3,7 +3,7 @@
  * thread only to people holding all that thread read, which catches what a table name cannot: printed rows) and may
  * read the tables of; and its text for the prompt, withheld again should the sender no longer hold its grants.
  */
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 import type { Reader } from '../ports/access.js';
 import type { Database } from '../ports/database.js';
 import type { LlmClient } from '../ports/llm.js';

@@ -1,5 +1,5 @@
 /** Markdown files with `key: value` front matter between --- lines (stage prompts, playbooks). */
-import { PromptFileError } from '../errors.js';
+import { PromptFileError } from '../base/errors.js';
 
 export interface FrontMatterFile {
   fields: Record<string, string>;

@@ -3,7 +3,7 @@
  * thread had read, as one line of JSON (`{"finance/salaries":{"name":"raw","salary":"raw"}}`). A reader is offered
  * the playbook only when they hold all of it (derived-access.ts).
  */
-import { PromptFileError } from '../errors.js';
+import { PromptFileError } from '../base/errors.js';
 import type { Derivation } from '../ports/access.js';
 import { usedGrantsSchema } from './derived-access.js';
 

@@ -64,7 +64,7 @@
  * with that model's `embed` to choose it.
  */
 import { createHash } from 'node:crypto';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 import type { LlmClient } from '../ports/llm.js';
 import {
   BM25_MIN_SCORE,

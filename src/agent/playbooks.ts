@@ -7,7 +7,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PromptFileError } from '../errors.js';
+import { PromptFileError } from '../base/errors.js';
 import type { Derivation } from '../ports/access.js';
 import { bm25Scores, tokenize } from './bm25.js';
 import { splitFrontMatter } from './front-matter.js';

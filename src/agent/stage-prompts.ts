@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { PromptFileError } from '../errors.js';
+import { PromptFileError } from '../base/errors.js';
 import { splitFrontMatter } from './front-matter.js';
 
 export const STAGES = ['triage', 'plan', 'act', 'review', 'answer'] as const;

@@ -1,6 +1,6 @@
 /** The triage stage: can this request be answered from the data, is it ambiguous, or out of scope? */
 import { z } from 'zod';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 import type { CompletionParams, LlmClient } from '../ports/llm.js';
 import { renderPrompt, type StagePrompt } from './stage-prompts.js';
 import { parseToolArguments, toolSpec } from './tool-schema.js';

@@ -4,12 +4,14 @@
  * the same clicks a reviewer would make, until the agent answers or stops; then the accepted
  * report is exported into `--out`, and the run is summed up.
  */
-import type { Tally } from '../create-tally.js';
+
+import type { LogEntry } from '../agent/log-event.js';
 import { ACTION_IDS, type Inbound, type Post, type ThreadKey } from '../ports/chat.js';
 import { latest, type Report } from '../report/report.js';
 import { ReportBook } from '../report/report-book.js';
 import { driveThread, reviewClick, type ThreadReply, type Waiting } from '../sessions/drive-thread.js';
-import { type LogEntry, logKey } from '../sessions/session-log.js';
+import { logKey } from '../sessions/session-log.js';
+import type { Tally } from '../wiring/create-tally.js';
 import type { AskFlags } from './ask-flags.js';
 import { type AskResult, type AskSection, EXIT_CODES, outcomeOf } from './ask-result.js';
 

@@ -5,8 +5,9 @@
  * once per message (a wrapper lives for one message), and each table's columns the first time they
  * are described in it.
  */
+
+import { SqlRejectedError } from '../base/errors.js';
 import { statementTables } from '../db/guard/statement-tables.js';
-import { SqlRejectedError } from '../errors.js';
 import type { AuditEvent, AuditTrail } from '../ports/audit.js';
 import type { Database, ExtractOptions, Provenance, QueryOptions, StatementAccess } from '../ports/database.js';
 import type { Kernel } from '../ports/sandbox.js';

@@ -9,7 +9,7 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import mysql from 'mysql2/promise';
-import type { DatabaseSettings } from '../config-types.js';
+import type { DatabaseSettings } from '../base/config-types.js';
 import { type GrantFinding, grantFindings } from './grant-findings.js';
 import { isPostgresUrl, sqlitePath } from './open-database.js';
 import { postgresAccountFindings } from './postgres/postgres-account.js';

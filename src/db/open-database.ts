@@ -1,7 +1,7 @@
 /** Opens a configured database by its URL: MySQL/MariaDB, PostgreSQL, or an embedded SQLite file. */
 import { resolve } from 'node:path';
-import type { DatabaseLimitSettings, DatabaseSettings } from '../config.js';
-import type { Logger } from '../logger.js';
+import type { DatabaseLimitSettings, DatabaseSettings } from '../base/config.js';
+import type { Logger } from '../base/logger.js';
 import type { Database } from '../ports/database.js';
 import { MysqlDatabase } from './mysql/mysql-database.js';
 import { PostgresDatabase } from './postgres/postgres-database.js';

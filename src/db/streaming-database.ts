@@ -3,7 +3,7 @@
  * and extraction into a kernel. A connector supplies metadata and one primitive, `withRows`: run a
  * trusted statement under a time limit and hand its rows over in batches.
  */
-import { SqlRejectedError } from '../errors.js';
+import { SqlRejectedError } from '../base/errors.js';
 import type {
   Database,
   ExtractOptions,

@@ -5,7 +5,7 @@
  * runs it in (AsyncLocalStorage follows the turn through the router, the agent and its tools).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { EvalBudgetError } from '../errors.js';
+import { EvalBudgetError } from '../base/errors.js';
 import type { Completion, CompletionRequest, LlmClient } from '../ports/llm.js';
 
 export interface CaseUsage {

@@ -5,7 +5,7 @@
  * tally puts after figures it found in no tool result (`@mean[3.14⚠]`) are dropped first: they are
  * tally's note to the reader, not part of the value.
  */
-import { MARK } from '../agent/grounding/annotate-figures.js';
+import { MARK } from '../report/annotate-figures.js';
 import type { PartScore } from './eval-case.js';
 
 const ANSWER = /@(\w+)\[(.*?)\]/g;

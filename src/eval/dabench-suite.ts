@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { EvalInputError } from '../errors.js';
+import { EvalInputError } from '../base/errors.js';
 import { scoreDabench } from './dabench-score.js';
 import type { EvalCase } from './eval-case.js';
 

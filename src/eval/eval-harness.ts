@@ -5,11 +5,11 @@
  * a case that fails or runs over is reported as such and the run goes on.
  */
 import { randomBytes } from 'node:crypto';
-import type { Config } from '../config.js';
-import { createTally, type Tally } from '../create-tally.js';
-import { EvalBudgetError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import type { Config } from '../base/config.js';
+import { EvalBudgetError } from '../base/errors.js';
+import type { Logger } from '../base/logger.js';
 import type { LlmClient } from '../ports/llm.js';
+import { createTally, type Tally } from '../wiring/create-tally.js';
 import { CaseAccounting } from './case-accounting.js';
 import type { CaseResult, CaseStatus, EvalCase } from './eval-case.js';
 import { HeadlessThreads } from './headless-threads.js';

@@ -8,11 +8,12 @@ import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { OUT_OF_SCOPE_TEXT } from '../agent/agent.js';
+import type { LogEntry } from '../agent/log-event.js';
 import type { Inbound, Post, SharedFile, ThreadKey } from '../ports/chat.js';
 import type { Store } from '../ports/store.js';
 import { ReportBook } from '../report/report-book.js';
 import { driveThread } from '../sessions/drive-thread.js';
-import { type LogEntry, logKey } from '../sessions/session-log.js';
+import { logKey } from '../sessions/session-log.js';
 import type { CaseGrounding, CaseOutcome, EvalCase } from './eval-case.js';
 import { type HeadlessThreads, postText } from './headless-threads.js';
 

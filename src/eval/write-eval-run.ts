@@ -4,7 +4,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { EvalInputError } from '../errors.js';
+import { EvalInputError } from '../base/errors.js';
 import type { CaseResult, EvalSummary } from './eval-case.js';
 import { renderEvalReport } from './eval-report-html.js';
 

@@ -10,7 +10,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { bm25Scores, tokenize } from '../agent/bm25.js';
 import { offeredTo } from '../agent/derived-access.js';
-import { type FileIssue, KnowledgeFileError } from '../errors.js';
+import { type FileIssue, KnowledgeFileError } from '../base/errors.js';
 import type { Reader } from '../ports/access.js';
 import type { Database } from '../ports/database.js';
 import type { Knowledge, KnowledgePiece, ReadableTables, VerifiedQuery } from '../ports/knowledge.js';

@@ -13,7 +13,7 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { usedGrantsSchema } from '../agent/derived-access.js';
-import type { FileIssue } from '../errors.js';
+import type { FileIssue } from '../base/errors.js';
 
 const text = z.string().trim().min(1);
 const column = z.union([text, z.object({ description: text, synonyms: z.array(text).default([]) }).strict()]);

@@ -3,6 +3,7 @@
  * columns (a line each, so a reader's withheld columns can be left out), a join, a verified query; the
  * tables and columns each names; and what a file learned from a thread records of it.
  */
+
 import { tokenize } from '../agent/bm25.js';
 import type { Derivation } from '../ports/access.js';
 import type { KnowledgePiece, VerifiedQuery } from '../ports/knowledge.js';

@@ -4,6 +4,7 @@
  * and a description of such a column tells them what is in it. So a table's piece loses those columns' lines, and
  * any other piece (a definition, a join, a query, a note) that names one is left out whole.
  */
+
 import { tokenize } from '../agent/bm25.js';
 import type { Reader } from '../ports/access.js';
 import type { KnowledgePiece } from '../ports/knowledge.js';

@@ -1,7 +1,7 @@
 /** Builds the model client from the LLM_* settings; the agent picks a model per stage with `modelForStage`. */
-import type { LlmSettings } from '../config.js';
-import { LlmNotConfiguredError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import type { LlmSettings } from '../base/config.js';
+import { LlmNotConfiguredError } from '../base/errors.js';
+import type { Logger } from '../base/logger.js';
 import { OpenAiLlmClient } from './openai-llm-client.js';
 
 /**

@@ -7,7 +7,7 @@
  * connections are retried with exponential backoff, honouring `retry-after-ms` / `Retry-After` up to
  * `maxRetryDelayMs`. Timeouts are not retried (a slow model stays slow; LLM_TIMEOUT_MS is the knob),
  * and nothing is retried once the caller's signal fires. Every SDK error is translated here into an
- * `AppError` from `src/errors.ts`.
+ * `AppError` from `src/base/errors.ts`.
  */
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
@@ -21,8 +21,8 @@ import {
   LlmTimeoutError,
   LlmToolsUnsupportedError,
   LlmUnavailableError,
-} from '../errors.js';
-import type { Logger } from '../logger.js';
+} from '../base/errors.js';
+import type { Logger } from '../base/logger.js';
 import type { Completion, CompletionRequest, LlmClient } from '../ports/llm.js';
 import { toCompletion, toVectors, toWireMessage, toWireTool } from './openai-wire.js';
 

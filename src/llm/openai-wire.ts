@@ -4,7 +4,7 @@
  */
 import type { ChatCompletion, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { CreateEmbeddingResponse } from 'openai/resources/embeddings';
-import { LlmResponseInvalidError } from '../errors.js';
+import { LlmResponseInvalidError } from '../base/errors.js';
 import type { ChatMessage, Completion, ToolCall, ToolSpec } from '../ports/llm.js';
 
 export function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {

@@ -11,7 +11,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 import type { MetricsExposition } from './prometheus-metrics.js';
 import { type ReadinessResult, safeReason } from './readiness.js';
 

@@ -4,8 +4,8 @@
  * (`policedDatabase`); ungranted ones are not there at all.
  */
 
-import type { AccessSettings } from '../config.js';
-import { ConfigError } from '../errors.js';
+import type { AccessSettings } from '../base/config.js';
+import { ConfigError } from '../base/errors.js';
 import {
   type AccessControl,
   type MessageAccess,

@@ -4,7 +4,7 @@
  * profiles no longer given are removed, and the pseudonym key is stored where only the views' owner reads it. Run
  * again after the policy, the tables or TALLY_PSEUDONYM_KEY change: each profile is made anew, so it is idempotent.
  */
-import type { DatabaseSettings } from '../config-types.js';
+import type { DatabaseSettings } from '../base/config-types.js';
 import { isPostgresUrl } from '../db/open-database.js';
 import { openPlainConnection } from '../db/plain-connection.js';
 import { readDatabaseCatalog } from './database-catalog.js';

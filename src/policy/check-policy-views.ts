@@ -6,7 +6,7 @@
  * the pseudonym key. Anything
  * missing or outdated stops start-up (fail closed), naming the command that fixes it.
  */
-import type { DatabaseSettings } from '../config-types.js';
+import type { DatabaseSettings } from '../base/config-types.js';
 import { openPlainConnection, type PlainConnection } from '../db/plain-connection.js';
 import { hasLogins, readDatabaseCatalog } from './database-catalog.js';
 import { quoteName } from './masked-view.js';

@@ -3,7 +3,7 @@
  * through tally's own account (so both compute the same view profiles): the server's name for that account, where
  * the base tables are, and their columns.
  */
-import type { DatabaseSettings } from '../config-types.js';
+import type { DatabaseSettings } from '../base/config-types.js';
 import { isPostgresUrl } from '../db/open-database.js';
 import { openPlainConnection, type PlainConnection } from '../db/plain-connection.js';
 import { postgresConnection } from '../db/postgres/postgres-database.js';

@@ -5,8 +5,8 @@
  * (`masked-view.ts`), so rows are masked in the database, before they reach the host, the kernel or the model.
  */
 
+import { QueryFailedError, SqlRejectedError } from '../base/errors.js';
 import { tokenizeSql } from '../db/guard/sql-tokens.js';
-import { QueryFailedError, SqlRejectedError } from '../errors.js';
 import type { TableRead } from '../ports/access.js';
 import type {
   Database,

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { PolicyFileError, type PolicyIssue } from '../errors.js';
+import { PolicyFileError, type PolicyIssue } from '../base/errors.js';
 
 const ids = z.array(z.coerce.string().min(1)).default([]);
 

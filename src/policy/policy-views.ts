@@ -3,9 +3,9 @@
  * their views and logins, and they match), which are masked by tally's rewrite alone (said once, with what is lost),
  * and whether anything is missing or outdated, which stops start-up.
  */
-import type { DatabaseLimitSettings, DatabaseSettings } from '../config-types.js';
-import { PolicyViewsError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import type { DatabaseLimitSettings, DatabaseSettings } from '../base/config-types.js';
+import { PolicyViewsError } from '../base/errors.js';
+import type { Logger } from '../base/logger.js';
 import type { Database } from '../ports/database.js';
 import { checkPolicyViews, type ViewsState } from './check-policy-views.js';
 import { hasLogins } from './database-catalog.js';

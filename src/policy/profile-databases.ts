@@ -3,10 +3,10 @@
  * the login of the profile their grants give, against that profile's views, so the server's own privileges hold
  * whatever the statement nests. A login's connections open on first use and stay for the process.
  */
-import type { DatabaseLimitSettings, DatabaseSettings } from '../config-types.js';
+import type { DatabaseLimitSettings, DatabaseSettings } from '../base/config-types.js';
+import { SqlRejectedError } from '../base/errors.js';
+import type { Logger } from '../base/logger.js';
 import { openDatabase } from '../db/open-database.js';
-import { SqlRejectedError } from '../errors.js';
-import type { Logger } from '../logger.js';
 import type { Database } from '../ports/database.js';
 import type { DatabaseAccess } from './access.js';
 import { profileUrl } from './profile-login.js';

@@ -3,7 +3,7 @@
  * marked (`47.2%⚠`, listed under the text), and, where the export shows cells, each grounded figure
  * links to the cell or query whose output holds it.
  */
-import { annotateFigures } from '../agent/grounding/annotate-figures.js';
+import { annotateFigures } from './annotate-figures.js';
 import type { DocumentSection, ReportDocument } from './report-document.js';
 
 /** The anchor of a section's cell in the HTML page and the notebook: `s1-cell-2`. */

@@ -7,7 +7,7 @@
  * retention sweep trims the list a period later (see `retention-sweep.ts`), and notes where it ended
  * in `forgotten-threads-mark`: positions before the mark may be gone, so a replica starts reading there.
  */
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 import type { Clock } from '../ports/clock.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import type { Store } from '../ports/store.js';

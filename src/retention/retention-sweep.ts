@@ -17,8 +17,8 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setImmediate as yieldToOthers } from 'node:timers/promises';
-import { LockTimeoutError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { LockTimeoutError } from '../base/errors.js';
+import type { Logger } from '../base/logger.js';
 import type { AuditTrail } from '../ports/audit.js';
 import type { ThreadKey } from '../ports/chat.js';
 import type { Clock } from '../ports/clock.js';

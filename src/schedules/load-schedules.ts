@@ -1,7 +1,7 @@
 /** The schedules of TALLY_SCHEDULES, checked against the configured databases, playbooks and allowed channels. */
 import { loadPlaybooks } from '../agent/playbooks.js';
 import { loadSavedPlaybooks } from '../agent/saved-playbooks.js';
-import type { Config } from '../config.js';
+import type { Config } from '../base/config.js';
 import type { ChannelKey } from '../ports/chat.js';
 import { loadScheduleFile, type Schedule } from './schedule-file.js';
 

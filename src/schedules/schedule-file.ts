@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import type { Playbook } from '../agent/playbooks.js';
-import { ScheduleFileError, type ScheduleIssue } from '../errors.js';
+import { ScheduleFileError, type ScheduleIssue } from '../base/errors.js';
 import type { ChannelKey } from '../ports/chat.js';
 import { cronProblem, timezoneProblem } from './due-times.js';
 

@@ -6,8 +6,8 @@
  * thread at the end. A run that fails says so in its thread.
  */
 import type { PendingQuestion } from '../agent/conversation.js';
-import { AppError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { AppError } from '../base/errors.js';
+import type { Logger } from '../base/logger.js';
 import type { ChannelKey, ChatUser, Inbound, Place, Post, ThreadKey } from '../ports/chat.js';
 import type { Clock } from '../ports/clock.js';
 import type { Schedule } from './schedule-file.js';

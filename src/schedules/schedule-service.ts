@@ -3,7 +3,7 @@
  * run's thread), the router (to deliver the request as the owner's message) and the store (claims,
  * last runs, and the session a run waits on). `tally schedules run NAME` uses `runNow`.
  */
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 import type { AccessControl, UsedGrants } from '../ports/access.js';
 import type { ChatAdapter, Inbound, Post, ThreadKey } from '../ports/chat.js';
 import type { Clock } from '../ports/clock.js';

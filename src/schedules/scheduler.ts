@@ -5,7 +5,7 @@
  * tally was down starts at once (only the latest one, see `dueToRun`); with several replicas each
  * due run is claimed by one of them.
  */
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 import type { Clock } from '../ports/clock.js';
 import { dueToRun, nextDueTimes } from './due-times.js';
 import type { Schedule } from './schedule-file.js';

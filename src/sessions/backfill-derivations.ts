@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { splitFrontMatter } from '../agent/front-matter.js';
 import { stampDerivation } from '../agent/playbook-derivation.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 import type { UsedGrants } from '../ports/access.js';
 import type { Store } from '../ports/store.js';
 import { ReportBook } from '../report/report-book.js';

@@ -8,14 +8,16 @@
  * inbox and the log are emptied (positions kept), and copies of their words elsewhere in the log (the
  * request the agent took up, tool calls) and in the conversation replaced.
  */
-import { LockTimeoutError } from '../errors.js';
+
+import type { LogEntry } from '../agent/log-event.js';
+import { LockTimeoutError } from '../base/errors.js';
 import { REMEMBERED_POST_PREFIX, type ThreadKey } from '../ports/chat.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import type { Store } from '../ports/store.js';
 import { reportNames } from '../report/report-book.js';
 import { Inbox, inboxNames } from './inbox.js';
 import { userSessionsKey } from './session-directory.js';
-import { type LogEntry, logKey, SESSIONS_LIST } from './session-log.js';
+import { logKey, SESSIONS_LIST } from './session-log.js';
 import {
   editedKey,
   journalKey,

@@ -11,7 +11,7 @@ import { widenGrants } from '../agent/derived-access.js';
 import type { Offer } from '../agent/derived-offer.js';
 import { keepEvidence, keepParameters } from '../agent/grounding/thread-evidence.js';
 import { describeSettings, parseSetCommand } from '../agent/settings.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 import type { AccessControl, Reader } from '../ports/access.js';
 import { type AuditTrail, NO_AUDIT } from '../ports/audit.js';
 import { type Budgets, budgetRefusal } from '../ports/budget.js';

@@ -3,6 +3,7 @@
  * sessions`, Discord's autocomplete), starter prompts from the configured databases and playbooks,
  * and the settings a new thread starts with.
  */
+
 import { offeredTo } from '../agent/derived-access.js';
 import type { Playbook } from '../agent/playbooks.js';
 import { DEFAULT_SETTINGS, describeSettings } from '../agent/settings.js';

@@ -9,7 +9,7 @@
  * in the console) stops every turn at once and keeps nothing for later.
  */
 import { randomUUID } from 'node:crypto';
-import { AppError, KernelStartError, LockTimeoutError, SandboxEngineUnavailableError } from '../errors.js';
+import { AppError, KernelStartError, LockTimeoutError, SandboxEngineUnavailableError } from '../base/errors.js';
 import { ACTION_IDS, type Inbound, type ThreadKey } from '../ports/chat.js';
 import { SYSTEM_CLOCK } from '../ports/clock.js';
 import { type Metrics, NO_METRICS, type TurnEnd } from '../ports/metrics.js';

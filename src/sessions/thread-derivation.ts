@@ -2,6 +2,7 @@
  * What a thread's derived things record of it (the thread and what it read), and the audit records of publishing
  * one and of offering one to a person (DESIGN §9).
  */
+
 import { grantedTables } from '../agent/derived-access.js';
 import type { Offer } from '../agent/derived-offer.js';
 import type { Derivation } from '../ports/access.js';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { formatRows } from '../agent/format-for-model.js';
 import type { KernelJournalEntry, Workbench } from '../agent/tool.js';
 import { describeExecution } from '../agent/tools/kernel-tools.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../base/errors.js';
 import type { Post } from '../ports/chat.js';
 import type { Database } from '../ports/database.js';
 import type { Kernel } from '../ports/sandbox.js';

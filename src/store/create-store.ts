@@ -2,8 +2,8 @@
  * Picks the Store: Redis when a URL is given (several replicas), else the embedded SQLite file.
  */
 import { join } from 'node:path';
-import type { Config } from '../config.js';
-import type { Logger } from '../logger.js';
+import type { Config } from '../base/config.js';
+import type { Logger } from '../base/logger.js';
 import type { Store } from '../ports/store.js';
 import type { AuditLog } from './audit-log.js';
 import { RedisStore } from './redis-store.js';

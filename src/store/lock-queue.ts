@@ -3,7 +3,7 @@
  * head of the line asks Redis or SQLite for the shared lock and waiters in one process run in the
  * order they arrived.
  */
-import { LockTimeoutError } from '../errors.js';
+import { LockTimeoutError } from '../base/errors.js';
 
 interface Waiter {
   wake(): void;

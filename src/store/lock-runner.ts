@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LockTimeoutError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { LockTimeoutError } from '../base/errors.js';
+import type { Logger } from '../base/logger.js';
 import type { LockOptions } from '../ports/store.js';
 import { LockQueue } from './lock-queue.js';
 

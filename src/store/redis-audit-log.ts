@@ -9,7 +9,7 @@
  * instance go one at a time, so only replicas compete, never an instance with itself.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { StoreUnavailableError } from '../errors.js';
+import { StoreUnavailableError } from '../base/errors.js';
 import { chainHash, VERIFY_BATCH_SIZE, verifyTrail } from './audit-chain.js';
 import { type AuditLog, type ChainCheck, GENESIS, type StoredAuditRecord } from './audit-log.js';
 import { type RedisClient, redactUrl } from './redis-client.js';

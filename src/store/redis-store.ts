@@ -27,8 +27,8 @@ import {
   TimeoutError,
 } from '@redis/client';
 import Keyv from 'keyv';
-import { StoreUnavailableError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { StoreUnavailableError } from '../base/errors.js';
+import type { Logger } from '../base/logger.js';
 import type { LockOptions, Store } from '../ports/store.js';
 import type { AuditLog } from './audit-log.js';
 import { type LockBackend, LockRunner } from './lock-runner.js';

@@ -6,7 +6,7 @@
  * before the read, so a second connection (another process on the same file) cannot chain to the same
  * record. Expiry deletes from the head and moves the anchor in one transaction too.
  */
-import { StoreUnavailableError } from '../errors.js';
+import { StoreUnavailableError } from '../base/errors.js';
 import { type ChainStart, chainHash, VERIFY_BATCH_SIZE, verifyTrail } from './audit-chain.js';
 import { type AuditLog, type ChainCheck, GENESIS, type StoredAuditRecord } from './audit-log.js';
 // better-sqlite3's Database, named through the store: the SDK itself is imported only in src/store.

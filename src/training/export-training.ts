@@ -7,10 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import type { LogEntry } from '../agent/log-event.js';
 import type { Store } from '../ports/store.js';
 import type { Report } from '../report/report.js';
 import { reportKey } from '../report/report-book.js';
-import { type LogEntry, listSessions, logKey } from '../sessions/session-log.js';
+import { listSessions, logKey } from '../sessions/session-log.js';
 import { buildTrainingData, type TrainingOptions, type TrainingSession } from './training-examples.js';
 
 /** What an export wrote. */

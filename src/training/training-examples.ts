@@ -13,8 +13,9 @@
  * Discarded sections, drafts, sections awaiting revision and superseded versions never become
  * positive examples. A section without a request (and none in its log) is left out.
  */
+
+import type { LogEntry } from '../agent/log-event.js';
 import type { Cell, Report, Section, SectionVersion } from '../report/report.js';
-import type { LogEntry } from '../sessions/session-log.js';
 import { type ToolDefinition, type TrainingToolName, toolDefinitions } from './training-tools.js';
 
 export type { ToolDefinition } from './training-tools.js';

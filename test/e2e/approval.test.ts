@@ -4,8 +4,9 @@
  * ordinary cells run at once and only risky ones wait. Real sandbox, MariaDB and openai SDK.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LogEntry } from '../../src/agent/log-event.js';
 import { callTool, type ScriptContext, say } from '../../src/demo/scripted-model-server.js';
-import { type LogEntry, logKey } from '../../src/sessions/session-log.js';
+import { logKey } from '../../src/sessions/session-log.js';
 import { postsOf, startTallyFixture, type TallyFixture } from '../support/tally-fixture.js';
 
 const answerable = callTool('triage', { verdict: 'answerable' });

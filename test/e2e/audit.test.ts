@@ -19,7 +19,7 @@ import {
 } from '../../src/demo/scripted-model-server.js';
 import type { AuditRecord } from '../../src/ports/audit.js';
 import { ACTION_IDS } from '../../src/ports/chat.js';
-import type { ChatService } from '../../src/serve-chat.js';
+import type { ChatService } from '../../src/wiring/serve-chat.js';
 import { cleanUp } from '../support/clean-up.js';
 import { createRedisTestSpace, type RedisTestSpace } from '../support/redis.js';
 import { runTally } from '../support/run-tally.js';

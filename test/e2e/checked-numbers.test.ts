@@ -7,9 +7,10 @@
  * `set grounding=off` nothing is checked; the demo's correct analysis passes with nothing marked.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LogEntry } from '../../src/agent/log-event.js';
 import { DEMO_REQUEST, DEMO_REVIEW, demoScript } from '../../src/demo/demo-script.js';
 import type { ScriptStep } from '../../src/demo/scripted-model-server.js';
-import { type LogEntry, logKey } from '../../src/sessions/session-log.js';
+import { logKey } from '../../src/sessions/session-log.js';
 import {
   CHURN_REQUEST,
   churnNarrative,

@@ -1,5 +1,5 @@
 /**
- * tally as an operator runs it (`node src/main.ts slack`, a separate process on a Redis store it
+ * tally as an operator runs it (`node src/cli/main.ts slack`, a separate process on a Redis store it
  * shares with its successor), killed while a turn waits on the model, then started again, then
  * stopped with SIGTERM while a turn runs. The Slack stand-in, the scripted model, MariaDB, Redis and
  * the Docker engine are real servers; what the thread shows is read from the stand-in.

@@ -5,8 +5,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createTally, type Tally } from '../../src/create-tally.js';
+import { loadConfig } from '../../src/base/config.js';
+import { createLogger } from '../../src/base/logger.js';
 import {
   callTool,
   type ScriptedModelServer,
@@ -14,11 +14,11 @@ import {
   startScriptedModelServer,
 } from '../../src/demo/scripted-model-server.js';
 import { createLlmClient } from '../../src/llm/create-llm-client.js';
-import { createLogger } from '../../src/logger.js';
 import type { Post } from '../../src/ports/chat.js';
 import { Inbox } from '../../src/sessions/inbox.js';
 import { RESTARTED_TEXT } from '../../src/sessions/message-turn.js';
 import { keepSharedFiles } from '../../src/sessions/shared-files.js';
+import { createTally, type Tally } from '../../src/wiring/create-tally.js';
 import { cleanUp } from '../support/clean-up.js';
 import { containersOf } from '../support/docker.js';
 import { createRedisTestSpace, type RedisTestSpace } from '../support/redis.js';

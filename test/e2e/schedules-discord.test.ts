@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DiscordAdapter } from '../../adapters/discord/discord-adapter.js';
-import { databaseName } from '../../src/config.js';
+import { databaseName } from '../../src/base/config.js';
 import {
   callTool,
   fail,
@@ -16,7 +16,7 @@ import {
   startScriptedModelServer,
 } from '../../src/demo/scripted-model-server.js';
 import { ACTION_IDS } from '../../src/ports/chat.js';
-import type { ChatService } from '../../src/serve-chat.js';
+import type { ChatService } from '../../src/wiring/serve-chat.js';
 import { cleanUp } from '../support/clean-up.js';
 import type { DiscordMessage } from '../support/discord/discord-model.js';
 import { type DiscordStandIn, startDiscordStandIn } from '../support/discord/discord-stand-in.js';

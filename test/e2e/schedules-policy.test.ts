@@ -18,7 +18,7 @@ import {
   startScriptedModelServer,
 } from '../../src/demo/scripted-model-server.js';
 import { loadScheduleFile, type Schedule } from '../../src/schedules/schedule-file.js';
-import type { ChatService } from '../../src/serve-chat.js';
+import type { ChatService } from '../../src/wiring/serve-chat.js';
 import { cleanUp } from '../support/clean-up.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { serveScheduledSlack, writeSchedules } from '../support/scheduled-chat.js';

@@ -14,7 +14,7 @@ import {
   say,
   startScriptedModelServer,
 } from '../../src/demo/scripted-model-server.js';
-import type { ChatService } from '../../src/serve-chat.js';
+import type { ChatService } from '../../src/wiring/serve-chat.js';
 import { cleanUp } from '../support/clean-up.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { createRedisTestSpace, type RedisTestSpace } from '../support/redis.js';

@@ -11,11 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createTally } from '../../src/create-tally.js';
+import { loadConfig } from '../../src/base/config.js';
+import { LlmNotConfiguredError } from '../../src/base/errors.js';
+import { createLogger } from '../../src/base/logger.js';
 import { checkAccount } from '../../src/db/account-check.js';
-import { LlmNotConfiguredError } from '../../src/errors.js';
-import { createLogger } from '../../src/logger.js';
+import { createTally } from '../../src/wiring/create-tally.js';
 import { containersOf } from '../support/docker.js';
 import { adminConnection, createTestDatabase, mysqlAdminUrl, type TestDatabase } from '../support/mariadb.js';
 
@@ -118,7 +118,7 @@ describe('the database account check', () => {
       LLM_BASE_URL: 'http://127.0.0.1:9/v1',
       LOG_LEVEL: 'silent',
     };
-    const failure = await run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main.ts', 'slack'], {
+    const failure = await run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/cli/main.ts', 'slack'], {
       cwd: ROOT,
       env,
       timeout: 120_000,

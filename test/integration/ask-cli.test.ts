@@ -1,5 +1,5 @@
 /**
- * `tally ask` as a script or a person runs it: a child process (`tsx src/main.ts ask …`) against the
+ * `tally ask` as a script or a person runs it: a child process (`tsx src/cli/main.ts ask …`) against the
  * scripted model server, the real sandbox and the telco demo database in SQLite. Each run must end
  * on its own: sections decided by --review, held cells by --approve, an answer printed, the report
  * exported to --out, and an exit code that says how it ended.
@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AskResult } from '../../src/ask/ask-result.js';
+import { createLogger } from '../../src/base/logger.js';
 import {
   callTool,
   fail,
@@ -22,7 +23,6 @@ import {
   startScriptedModelServer,
   when,
 } from '../../src/demo/scripted-model-server.js';
-import { createLogger } from '../../src/logger.js';
 import { createStore } from '../../src/store/create-store.js';
 import { loadTelco } from '../../telco_data/index.js';
 import { containersOf, requireSandboxImage } from '../support/docker.js';
@@ -58,7 +58,7 @@ async function ask(args: string[], script: ScriptStep[], env: Record<string, str
     if (!(variable in env)) delete childEnv[variable];
   }
   try {
-    const { stdout, stderr } = await promisify(execFile)(TSX, ['src/main.ts', 'ask', ...args], {
+    const { stdout, stderr } = await promisify(execFile)(TSX, ['src/cli/main.ts', 'ask', ...args], {
       cwd: ROOT,
       env: childEnv,
       timeout: 150_000,

@@ -13,7 +13,7 @@ import { createInterface } from 'node:readline';
 import { createClient } from '@redis/client';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AppError, StoreUnavailableError } from '../../src/errors.js';
+import { type AppError, StoreUnavailableError } from '../../src/base/errors.js';
 import type { AuditLog, StoredAuditRecord } from '../../src/store/audit-log.js';
 import { GENESIS } from '../../src/store/audit-log.js';
 import { RedisAuditLog } from '../../src/store/redis-audit-log.js';
@@ -167,7 +167,7 @@ let log;
 let close;
 if (kind === 'sqlite') {
   const { default: Database } = await import('better-sqlite3');
-  const { SqliteAuditLog } = await import('./src/store/sqlite-audit-log.ts');
+  const { SqliteAuditLog } = await import('./src/store/sqlite-audit-log.ts.js');
   const database = new Database(where);
   database.pragma('journal_mode = WAL');
   database.pragma('busy_timeout = 5000');
@@ -175,7 +175,7 @@ if (kind === 'sqlite') {
   close = async () => database.close();
 } else {
   const { createClient } = await import('@redis/client');
-  const { RedisAuditLog } = await import('./src/store/redis-audit-log.ts');
+  const { RedisAuditLog } = await import('./src/store/redis-audit-log.ts.js');
   const client = createClient({ url: where });
   await client.connect();
   log = new RedisAuditLog(client, prefix, (operation) => operation());

@@ -3,13 +3,13 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createLogger } from '../../src/base/logger.js';
 import {
   callTool,
   type ScriptedModelServer,
   type ScriptStep,
   startScriptedModelServer,
 } from '../../src/demo/scripted-model-server.js';
-import { createLogger } from '../../src/logger.js';
 import { Inbox } from '../../src/sessions/inbox.js';
 import { createStore } from '../../src/store/create-store.js';
 import { loadTelco } from '../../telco_data/index.js';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/base/logger.js';
 import { type BudgetLimits, DailyBudgets } from '../../src/budget/daily-budgets.js';
-import { createLogger } from '../../src/logger.js';
 import { AccessPolicy } from '../../src/policy/access-policy.js';
 import { parsePolicy } from '../../src/policy/policy-file.js';
 import type { Inbound } from '../../src/ports/chat.js';

@@ -1,17 +1,17 @@
 /** One contract, three real implementations: MariaDB (mysql2), PostgreSQL (pg) and an embedded SQLite file. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { checkReadOnlySql } from '../../src/db/guard/sql-guard.js';
-import { MysqlDatabase } from '../../src/db/mysql/mysql-database.js';
-import { PostgresDatabase } from '../../src/db/postgres/postgres-database.js';
-import { SqliteDatabase } from '../../src/db/sqlite/sqlite-database.js';
 import {
   DatabaseUnavailableError,
   QueryCancelledError,
   QueryFailedError,
   QueryTimeoutError,
   SqlRejectedError,
-} from '../../src/errors.js';
-import { createLogger } from '../../src/logger.js';
+} from '../../src/base/errors.js';
+import { createLogger } from '../../src/base/logger.js';
+import type { checkReadOnlySql } from '../../src/db/guard/sql-guard.js';
+import { MysqlDatabase } from '../../src/db/mysql/mysql-database.js';
+import { PostgresDatabase } from '../../src/db/postgres/postgres-database.js';
+import { SqliteDatabase } from '../../src/db/sqlite/sqlite-database.js';
 import type { Database } from '../../src/ports/database.js';
 import { LIMITS, type SampleDatabase, sampleMysql, samplePostgres, sampleSqlite } from '../support/sample-databases.js';
 

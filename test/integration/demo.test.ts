@@ -29,7 +29,7 @@ describe('tally demo', () => {
   it('builds the demo database, runs the analysis, has it reviewed and exports the report', async () => {
     const env: NodeJS.ProcessEnv = { ...process.env, TALLY_HOME: home, TALLY_INSTANCE: instance, LOG_LEVEL: 'warn' };
     for (const variable of ['LLM_BASE_URL', 'DATABASE_URL', 'REDIS_URL']) delete env[variable];
-    const { stdout } = await run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main.ts', 'demo'], {
+    const { stdout } = await run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/cli/main.ts', 'demo'], {
       cwd: ROOT,
       env,
       timeout: 120_000,
@@ -84,7 +84,7 @@ describe('tally demo', () => {
       const db = `sqlite:${join(home, 'telco.db')}`; // built by the demo above
       const { stdout } = await run(
         join(ROOT, 'node_modules', '.bin', 'tsx'),
-        ['src/main.ts', 'ask', 'How', 'many', 'test', 'customers?', '--db', db, '--out', out],
+        ['src/cli/main.ts', 'ask', 'How', 'many', 'test', 'customers?', '--db', db, '--out', out],
         { cwd: ROOT, env, timeout: 120_000 },
       );
       expect(stdout).toContain('you> How many test customers?');
@@ -103,7 +103,7 @@ describe('tally demo', () => {
     const out = join(home, 'training', 'tally.jsonl');
     const { stdout } = await run(
       join(ROOT, 'node_modules', '.bin', 'tsx'),
-      ['src/main.ts', 'export-training', '--out', out],
+      ['src/cli/main.ts', 'export-training', '--out', out],
       {
         cwd: ROOT,
         env,

@@ -20,7 +20,7 @@ let home: string;
 let env: NodeJS.ProcessEnv;
 
 const tally = (args: string[]) =>
-  run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main.ts', ...args], { cwd: ROOT, env, timeout: 300_000 });
+  run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/cli/main.ts', ...args], { cwd: ROOT, env, timeout: 300_000 });
 
 beforeAll(async () => {
   await requireSandboxImage();

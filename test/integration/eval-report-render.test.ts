@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EvalInputError } from '../../src/errors.js';
+import { EvalInputError } from '../../src/base/errors.js';
 import type { Accuracy, CaseResult, EvalSummary } from '../../src/eval/eval-case.js';
 import { readEvalRun, writeEvalRun } from '../../src/eval/write-eval-run.js';
 

@@ -70,7 +70,7 @@ async function readTable(): Promise<Row[]> {
 }
 
 async function tally(args: string[], env: Record<string, string>): Promise<{ code: number; out: string }> {
-  return run(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'src', 'main.ts'), ...args], {
+  return run(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'src', 'cli', 'main.ts'), ...args], {
     cwd: home,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TALLY_HOME: home, LOG_LEVEL: 'silent', ...env },
     timeout: 60_000,

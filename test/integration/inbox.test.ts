@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/base/logger.js';
 import type { Store } from '../../src/ports/store.js';
 import { Inbox } from '../../src/sessions/inbox.js';
 import { createStore } from '../../src/store/create-store.js';

@@ -4,7 +4,7 @@
  * tried again before giving up. Real engine and image.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { KernelStartError } from '../../src/errors.js';
+import { KernelStartError } from '../../src/base/errors.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox-fixture.js';
 
 let fixture: TestSandbox | undefined;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DockerKernel } from '../../sandbox/docker-kernel.js';
-import { KernelClosedError, WorkspacePathError } from '../../src/errors.js';
+import { KernelClosedError, WorkspacePathError } from '../../src/base/errors.js';
 import type { Kernel } from '../../src/ports/sandbox.js';
 import { cleanUp } from '../support/clean-up.js';
 import { docker } from '../support/docker.js';

@@ -9,7 +9,18 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { toolSpec } from '../../src/agent/tool-schema.js';
-import type { LlmSettings } from '../../src/config.js';
+import type { LlmSettings } from '../../src/base/config.js';
+import {
+  LlmAuthError,
+  LlmCancelledError,
+  LlmRateLimitedError,
+  LlmRequestError,
+  LlmResponseInvalidError,
+  LlmTimeoutError,
+  LlmToolsUnsupportedError,
+  LlmUnavailableError,
+} from '../../src/base/errors.js';
+import { createLogger } from '../../src/base/logger.js';
 import {
   callTool,
   callTools,
@@ -25,19 +36,8 @@ import {
   slow,
   startScriptedModelServer,
 } from '../../src/demo/scripted-model-server.js';
-import {
-  LlmAuthError,
-  LlmCancelledError,
-  LlmRateLimitedError,
-  LlmRequestError,
-  LlmResponseInvalidError,
-  LlmTimeoutError,
-  LlmToolsUnsupportedError,
-  LlmUnavailableError,
-} from '../../src/errors.js';
 import { createLlmClient } from '../../src/llm/create-llm-client.js';
 import { OpenAiLlmClient, type OpenAiLlmClientOptions } from '../../src/llm/openai-llm-client.js';
-import { createLogger } from '../../src/logger.js';
 import type { ChatMessage } from '../../src/ports/llm.js';
 
 const API_KEY = 'sk-test-secret-4f9c1e';

@@ -9,10 +9,10 @@
  * The statements of the issue come first, by name.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/base/logger.js';
 import { MysqlDatabase } from '../../src/db/mysql/mysql-database.js';
 import { PostgresDatabase } from '../../src/db/postgres/postgres-database.js';
 import { SqliteDatabase } from '../../src/db/sqlite/sqlite-database.js';
-import { createLogger } from '../../src/logger.js';
 import { policedDatabase } from '../../src/policy/policed-database.js';
 import type { ProfileDatabases } from '../../src/policy/profile-databases.js';
 import type { Database } from '../../src/ports/database.js';

@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/base/logger.js';
 import { SqliteDatabase } from '../../src/db/sqlite/sqlite-database.js';
-import { createLogger } from '../../src/logger.js';
 import { type OpsServer, startOpsServer } from '../../src/ops/ops-server.js';
 import { PrometheusMetrics } from '../../src/ops/prometheus-metrics.js';
 import {

@@ -6,11 +6,11 @@
  * a message. Names read another way per dialect are in policed-names.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QueryFailedError, SqlRejectedError } from '../../src/base/errors.js';
+import { createLogger } from '../../src/base/logger.js';
 import { MysqlDatabase } from '../../src/db/mysql/mysql-database.js';
 import { PostgresDatabase } from '../../src/db/postgres/postgres-database.js';
 import { SqliteDatabase } from '../../src/db/sqlite/sqlite-database.js';
-import { QueryFailedError, SqlRejectedError } from '../../src/errors.js';
-import { createLogger } from '../../src/logger.js';
 import { resolveAccess } from '../../src/policy/access.js';
 import { policedDatabase } from '../../src/policy/policed-database.js';
 import type { Database } from '../../src/ports/database.js';

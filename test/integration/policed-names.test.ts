@@ -5,10 +5,10 @@
  * (the statement as run, with the pseudonym key; a table's row type, with every column).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/base/logger.js';
 import { MysqlDatabase } from '../../src/db/mysql/mysql-database.js';
 import { PostgresDatabase } from '../../src/db/postgres/postgres-database.js';
 import { SqliteDatabase } from '../../src/db/sqlite/sqlite-database.js';
-import { createLogger } from '../../src/logger.js';
 import { resolveAccess } from '../../src/policy/access.js';
 import { policedDatabase } from '../../src/policy/policed-database.js';
 import { parsePolicy } from '../../src/policy/policy-file.js';

@@ -7,13 +7,13 @@
  * missing or outdated stops start-up with the command that fixes it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseSettings } from '../../src/config-types.js';
+import type { DatabaseSettings } from '../../src/base/config-types.js';
+import { PolicyViewsError } from '../../src/base/errors.js';
+import { createLogger } from '../../src/base/logger.js';
+import { exitCodeOf } from '../../src/cli/exit-codes.js';
 import { MysqlDatabase } from '../../src/db/mysql/mysql-database.js';
 import { openPlainConnection } from '../../src/db/plain-connection.js';
 import { PostgresDatabase } from '../../src/db/postgres/postgres-database.js';
-import { PolicyViewsError } from '../../src/errors.js';
-import { exitCodeOf } from '../../src/exit-codes.js';
-import { createLogger } from '../../src/logger.js';
 import { checkPolicyViews } from '../../src/policy/check-policy-views.js';
 import { policedDatabase } from '../../src/policy/policed-database.js';
 import { parsePolicy } from '../../src/policy/policy-file.js';

@@ -122,7 +122,7 @@ describe('the PostgreSQL account check', () => {
     const superuser = await role({ attributes: ['SUPERUSER'] });
     const url = superuser.url(database.name);
     const password = decodeURIComponent(new URL(url).password);
-    const failure = await run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main.ts', 'slack'], {
+    const failure = await run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/cli/main.ts', 'slack'], {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH,

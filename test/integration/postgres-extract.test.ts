@@ -4,9 +4,9 @@
  * chunks, and a timeout, a cancellation or a refusal mid-stream leaves the database usable.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExtractTooLargeError, QueryCancelledError } from '../../src/base/errors.js';
+import { createLogger } from '../../src/base/logger.js';
 import { PostgresDatabase } from '../../src/db/postgres/postgres-database.js';
-import { ExtractTooLargeError, QueryCancelledError } from '../../src/errors.js';
-import { createLogger } from '../../src/logger.js';
 import type { Kernel } from '../../src/ports/sandbox.js';
 import { cleanUp } from '../support/clean-up.js';
 import { adminClient, createTestDatabase, type TestDatabase } from '../support/postgres.js';

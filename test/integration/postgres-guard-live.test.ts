@@ -6,9 +6,9 @@
  * read-only role is refused by the server itself. The analysis queries run on the read-only role.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QueryFailedError, SqlRejectedError } from '../../src/base/errors.js';
+import { createLogger } from '../../src/base/logger.js';
 import { PostgresDatabase } from '../../src/db/postgres/postgres-database.js';
-import { QueryFailedError, SqlRejectedError } from '../../src/errors.js';
-import { createLogger } from '../../src/logger.js';
 import { cleanUp } from '../support/clean-up.js';
 import {
   adminClient,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RememberedPosts } from '../../adapters/common/remembered-posts.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/base/logger.js';
 import type { Store } from '../../src/ports/store.js';
 import { createStore } from '../../src/store/create-store.js';
 

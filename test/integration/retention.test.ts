@@ -14,8 +14,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABELS } from '../../sandbox/container-spec.js';
 import type { DockerSandbox } from '../../sandbox/docker-sandbox.js';
-import { loadConfig } from '../../src/config.js';
-import { createTally, type Tally } from '../../src/create-tally.js';
+import { loadConfig } from '../../src/base/config.js';
+import { createLogger } from '../../src/base/logger.js';
 import {
   callTool,
   type ScriptContext,
@@ -24,11 +24,11 @@ import {
   startScriptedModelServer,
 } from '../../src/demo/scripted-model-server.js';
 import { createLlmClient } from '../../src/llm/create-llm-client.js';
-import { createLogger } from '../../src/logger.js';
 import type { Post, SharedFile } from '../../src/ports/chat.js';
 import type { SweepCounts } from '../../src/retention/retention-sweep.js';
 import type { StoredAuditRecord } from '../../src/store/audit-log.js';
 import { exportTraining } from '../../src/training/export-training.js';
+import { createTally, type Tally } from '../../src/wiring/create-tally.js';
 import { cleanUp } from '../support/clean-up.js';
 import { containersOf, docker } from '../support/docker.js';
 import { FakeClock } from '../support/fake-clock.js';

@@ -6,8 +6,8 @@
 import { release } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveRuntime } from '../../sandbox/sandbox-runtime.js';
-import { SandboxRuntimeMissingError } from '../../src/errors.js';
-import { exitCodeOf } from '../../src/exit-codes.js';
+import { SandboxRuntimeMissingError } from '../../src/base/errors.js';
+import { exitCodeOf } from '../../src/cli/exit-codes.js';
 import type { Kernel } from '../../src/ports/sandbox.js';
 import { docker } from '../support/docker.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox-fixture.js';

@@ -6,8 +6,8 @@ import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DockerKernel } from '../../sandbox/docker-kernel.js';
 import { DockerSandbox } from '../../sandbox/docker-sandbox.js';
-import { SandboxEngineUnavailableError, SandboxImageMissingError } from '../../src/errors.js';
-import { createLogger } from '../../src/logger.js';
+import { SandboxEngineUnavailableError, SandboxImageMissingError } from '../../src/base/errors.js';
+import { createLogger } from '../../src/base/logger.js';
 import { containersOf, docker } from '../support/docker.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox-fixture.js';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { emptyConversation } from '../../src/agent/conversation.js';
 import { loadPlaybooks } from '../../src/agent/playbooks.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/base/logger.js';
 import { AccessPolicy } from '../../src/policy/access-policy.js';
 import { parsePolicy } from '../../src/policy/policy-file.js';
 import type { UsedGrants } from '../../src/ports/access.js';

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SlackAdapter } from '../../adapters/slack/slack-adapter.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/base/logger.js';
 import type { Inbound } from '../../src/ports/chat.js';
 import { eventCallback, urlVerification } from '../support/slack/events.js';
 import { signedRequest } from '../support/slack/http-lane.js';

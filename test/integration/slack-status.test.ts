@@ -6,7 +6,7 @@ import { webApi } from '@slack/bolt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChannelQueue } from '../../adapters/common/channel-queue.js';
 import { SlackStatus } from '../../adapters/slack/slack-status.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/base/logger.js';
 import { type SlackStandIn, startSlackStandIn } from '../support/slack/slack-stand-in.js';
 
 let slack: SlackStandIn;

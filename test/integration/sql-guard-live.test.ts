@@ -5,10 +5,10 @@
  */
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqlRejectedError } from '../../src/base/errors.js';
+import { createLogger } from '../../src/base/logger.js';
 import { MysqlDatabase } from '../../src/db/mysql/mysql-database.js';
 import { SqliteDatabase } from '../../src/db/sqlite/sqlite-database.js';
-import { SqlRejectedError } from '../../src/errors.js';
-import { createLogger } from '../../src/logger.js';
 import type { Database } from '../../src/ports/database.js';
 import { LIMITS, type SampleDatabase, sampleMysql, sampleSqlite } from '../support/sample-databases.js';
 import { REJECTED } from '../support/sql-cases.js';

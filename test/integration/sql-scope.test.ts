@@ -7,11 +7,11 @@
  * Statements in scope must return the sample tables' known rows on both accounts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QueryFailedError, QueryTimeoutError, SqlRejectedError } from '../../src/base/errors.js';
+import { createLogger } from '../../src/base/logger.js';
 import { MysqlDatabase } from '../../src/db/mysql/mysql-database.js';
 import { openDatabase } from '../../src/db/open-database.js';
 import { SqliteDatabase } from '../../src/db/sqlite/sqlite-database.js';
-import { QueryFailedError, QueryTimeoutError, SqlRejectedError } from '../../src/errors.js';
-import { createLogger } from '../../src/logger.js';
 import type { Database, QueryResult } from '../../src/ports/database.js';
 import {
   adminConnection,

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QueryFailedError } from '../../src/base/errors.js';
 import { CHUNK_ROWS } from '../../src/db/extract/extract-into-kernel.js';
 import { SqliteRunner } from '../../src/db/sqlite/sqlite-runner.js';
-import { QueryFailedError } from '../../src/errors.js';
 
 const ROWS = 3 * CHUNK_ROWS + 5;
 let folder: string;

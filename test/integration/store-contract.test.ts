@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type AppError, LockTimeoutError, StoreUnavailableError } from '../../src/errors.js';
-import { createLogger } from '../../src/logger.js';
+import { type AppError, LockTimeoutError, StoreUnavailableError } from '../../src/base/errors.js';
+import { createLogger } from '../../src/base/logger.js';
 import type { Store } from '../../src/ports/store.js';
 import { redisBackend, sqliteBackend } from '../support/store-backends.js';
 

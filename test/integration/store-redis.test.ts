@@ -5,8 +5,8 @@
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type AppError, StoreUnavailableError } from '../../src/errors.js';
-import { createLogger } from '../../src/logger.js';
+import { type AppError, StoreUnavailableError } from '../../src/base/errors.js';
+import { createLogger } from '../../src/base/logger.js';
 import type { Store } from '../../src/ports/store.js';
 import { createStore } from '../../src/store/create-store.js';
 import { createRedisTestSpace, type RedisTestSpace } from '../support/redis.js';

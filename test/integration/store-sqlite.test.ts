@@ -10,8 +10,8 @@ import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import Keyv from 'keyv';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type AppError, LockTimeoutError, StoreUnavailableError } from '../../src/errors.js';
-import { createLogger } from '../../src/logger.js';
+import { type AppError, LockTimeoutError, StoreUnavailableError } from '../../src/base/errors.js';
+import { createLogger } from '../../src/base/logger.js';
 import type { Store } from '../../src/ports/store.js';
 import { createStore } from '../../src/store/create-store.js';
 import { KeyvSqlite } from '../../src/store/keyv-sqlite.js';
@@ -149,7 +149,7 @@ describe('SQLite store', () => {
     function startOtherProcess(path: string, count: number, lock: string) {
       const script = `
         const { createStore } = await import(${JSON.stringify(join(ROOT, 'src/store/create-store.ts'))});
-        const { createLogger } = await import(${JSON.stringify(join(ROOT, 'src/logger.ts'))});
+        const { createLogger } = await import(${JSON.stringify(join(ROOT, 'src/base/logger.ts'))});
         const logger = createLogger({ level: 'silent' });
         const store = await createStore({ sqlitePath: ${JSON.stringify(path)}, logger });
         console.log('ready');

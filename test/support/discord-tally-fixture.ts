@@ -4,16 +4,16 @@
  * model. Everything is cleaned up by close().
  */
 import type { DiscordAdapter } from '../../adapters/discord/discord-adapter.js';
-import { discordAdapter } from '../../src/chat-adapters.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/base/config.js';
+import { createLogger } from '../../src/base/logger.js';
 import {
   type ScriptedModelServer,
   type ScriptStep,
   startScriptedModelServer,
 } from '../../src/demo/scripted-model-server.js';
 import { createLlmClient } from '../../src/llm/create-llm-client.js';
-import { createLogger } from '../../src/logger.js';
-import { type ChatService, serveChat } from '../../src/serve-chat.js';
+import { discordAdapter } from '../../src/wiring/chat-adapters.js';
+import { type ChatService, serveChat } from '../../src/wiring/serve-chat.js';
 import { cleanUp } from './clean-up.js';
 import { type DiscordStandIn, startDiscordStandIn } from './discord/discord-stand-in.js';
 import { createTestEnvironment, type TestEnvironment } from './test-environment.js';

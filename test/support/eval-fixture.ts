@@ -4,7 +4,8 @@
  * `env` adds to (or overrides) the environment tally's config is read from, e.g.
  * `{ TALLY_PROFILE_FILES: 'off' }`.
  */
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/base/config.js';
+import { createLogger } from '../../src/base/logger.js';
 import {
   type ScriptedModelServer,
   type ScriptStep,
@@ -12,7 +13,6 @@ import {
 } from '../../src/demo/scripted-model-server.js';
 import { type EvalHarness, startEvalHarness } from '../../src/eval/eval-harness.js';
 import { createLlmClient } from '../../src/llm/create-llm-client.js';
-import { createLogger } from '../../src/logger.js';
 import { cleanUp } from './clean-up.js';
 import { createTestEnvironment, type TestEnvironment } from './test-environment.js';
 

@@ -4,7 +4,7 @@
  * Prints `held` once it holds the lock.
  */
 
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/base/logger.js';
 import { createStore } from '../../src/store/create-store.js';
 
 const [where = '', keyPrefix = 'tally', name = 'lock', ttlText = '2000'] = process.argv.slice(2);

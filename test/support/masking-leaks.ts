@@ -6,7 +6,7 @@
  */
 
 import { createHash } from 'node:crypto';
-import { SqlRejectedError } from '../../src/errors.js';
+import { SqlRejectedError } from '../../src/base/errors.js';
 import type { QueryResult } from '../../src/ports/database.js';
 import { TENURE_MARKER } from './masking-star-statements.js';
 import { CUSTOMERS, RAW_CONTACTS, TICKETS } from './policy-databases.js';

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { expect } from 'vitest';
-import { SqlRejectedError } from '../../src/errors.js';
+import { SqlRejectedError } from '../../src/base/errors.js';
 import { type Principal, resolveAccess } from '../../src/policy/access.js';
 import { pseudonymKey } from '../../src/policy/masked-view.js';
 import { parsePolicy } from '../../src/policy/policy-file.js';

@@ -3,9 +3,9 @@
  * logins it made opened as tally opens them, and a `drop` that removes exactly what was made (profiles are named by
  * their content, and MariaDB's tally_policy schema is the server's, shared with other tests).
  */
-import type { DatabaseSettings } from '../../src/config-types.js';
+import type { DatabaseSettings } from '../../src/base/config-types.js';
+import { createLogger } from '../../src/base/logger.js';
 import { openPlainConnection } from '../../src/db/plain-connection.js';
-import { createLogger } from '../../src/logger.js';
 import { applyPolicyViews } from '../../src/policy/apply-policy-views.js';
 import type { Policy } from '../../src/policy/policy-file.js';
 import { openPolicyViews } from '../../src/policy/policy-views.js';

@@ -17,7 +17,7 @@ export interface TallyRun {
 }
 
 export function runTally(args: string[], env: Record<string, string>): Promise<TallyRun> {
-  return run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main.ts', ...args], {
+  return run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/cli/main.ts', ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     timeout: 120_000,

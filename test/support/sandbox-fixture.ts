@@ -8,7 +8,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DockerSandbox, type DockerSandboxOptions } from '../../sandbox/docker-sandbox.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/base/logger.js';
 import { containersOf, docker, requireSandboxImage } from './docker.js';
 
 export interface TestSandbox {

@@ -5,16 +5,16 @@
  */
 
 import type { SlackAdapter } from '../../adapters/slack/slack-adapter.js';
-import { slackAdapter } from '../../src/chat-adapters.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/base/config.js';
+import { createLogger } from '../../src/base/logger.js';
 import {
   type ScriptedModelServer,
   type ScriptStep,
   startScriptedModelServer,
 } from '../../src/demo/scripted-model-server.js';
 import { createLlmClient } from '../../src/llm/create-llm-client.js';
-import { createLogger } from '../../src/logger.js';
-import { type ChatService, serveChat } from '../../src/serve-chat.js';
+import { slackAdapter } from '../../src/wiring/chat-adapters.js';
+import { type ChatService, serveChat } from '../../src/wiring/serve-chat.js';
 import { cleanUp } from './clean-up.js';
 import { type SlackStandIn, startSlackStandIn } from './slack/slack-stand-in.js';
 import { createTestEnvironment, type TestEnvironment } from './test-environment.js';

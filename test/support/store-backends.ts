@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/base/logger.js';
 import { createStore, type StoreWithAudit } from '../../src/store/create-store.js';
 import { createRedisTestSpace, type RedisTestSpace } from './redis.js';
 

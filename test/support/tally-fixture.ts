@@ -3,8 +3,8 @@
  * `openai` SDK talking to the scripted model server, the store in a temporary TALLY_HOME. What a
  * thread would see is recorded as posts. Everything is cleaned up by close().
  */
-import { loadConfig } from '../../src/config.js';
-import { createTally, type Tally } from '../../src/create-tally.js';
+import { loadConfig } from '../../src/base/config.js';
+import { createLogger } from '../../src/base/logger.js';
 import {
   type ScriptedModelServer,
   type ScriptedModelServerOptions,
@@ -12,8 +12,8 @@ import {
   startScriptedModelServer,
 } from '../../src/demo/scripted-model-server.js';
 import { createLlmClient } from '../../src/llm/create-llm-client.js';
-import { createLogger } from '../../src/logger.js';
 import type { Post, SharedFile } from '../../src/ports/chat.js';
+import { createTally, type Tally } from '../../src/wiring/create-tally.js';
 import { cleanUp } from './clean-up.js';
 import { createTestEnvironment, type TestBackend } from './test-environment.js';
 

@@ -1,5 +1,5 @@
 /**
- * tally as a separate process, the way an operator runs it (`node src/main.ts slack`), for tests
+ * tally as a separate process, the way an operator runs it (`node src/cli/main.ts slack`), for tests
  * that kill or stop it. Only the environment given is passed (plus PATH and HOME), so nothing of the
  * test's own leaks in. The child is ended by its PID, never by name.
  */
@@ -25,7 +25,7 @@ export function startTallyProcess(
   env: Record<string, string>,
   options: { stdin?: boolean } = {},
 ): TallyProcess {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...command], {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...command], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],

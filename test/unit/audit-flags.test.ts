@@ -1,8 +1,8 @@
 /** The flags of `tally audit` and `tally forget`, and how a record reads as a line. */
 import { describe, expect, it } from 'vitest';
-import { describeRecord, parseAuditFlags } from '../../src/audit/audit-command.js';
 import { toolResultsOf } from '../../src/audit/audited-llm.js';
-import { parseForgetFlags } from '../../src/retention/forget-command.js';
+import { describeRecord, parseAuditFlags } from '../../src/cli/audit-command.js';
+import { parseForgetFlags } from '../../src/cli/forget-command.js';
 
 const NOW = Date.parse('2026-11-26T12:00:00Z');
 

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { currentChatThread, FIRST_CHAT_THREAD, startChatThread } from '../../src/chat-thread.js';
+import { currentChatThread, FIRST_CHAT_THREAD, startChatThread } from '../../src/cli/chat-thread.js';
 
 let home: string;
 beforeEach(async () => {

@@ -1,7 +1,7 @@
 import { availableParallelism, totalmem } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { ConfigError } from '../../src/errors.js';
+import { loadConfig } from '../../src/base/config.js';
+import { ConfigError } from '../../src/base/errors.js';
 
 describe('loadConfig', () => {
   it('runs on embedded defaults with an empty environment', () => {

@@ -12,7 +12,7 @@ import { offersOf } from '../../src/agent/derived-offer.js';
 import { stampDerivation } from '../../src/agent/playbook-derivation.js';
 import { parsePlaybook } from '../../src/agent/playbooks.js';
 import { loadSavedPlaybooks } from '../../src/agent/saved-playbooks.js';
-import { PromptFileError } from '../../src/errors.js';
+import { PromptFileError } from '../../src/base/errors.js';
 import { AccessPolicy } from '../../src/policy/access-policy.js';
 import { parsePolicy } from '../../src/policy/policy-file.js';
 import type { Reader, UsedGrants } from '../../src/ports/access.js';

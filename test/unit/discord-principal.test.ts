@@ -6,7 +6,7 @@
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DiscordAdapter } from '../../adapters/discord/discord-adapter.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/base/logger.js';
 import { ACTION_IDS, type Inbound } from '../../src/ports/chat.js';
 import { cleanUp } from '../support/clean-up.js';
 import { type DiscordStandIn, startDiscordStandIn } from '../support/discord/discord-stand-in.js';

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { DiscordProgress, type ProgressTransport } from '../../adapters/discord/discord-progress.js';
 import { formatElapsed, renderProgress } from '../../adapters/discord/discord-progress-text.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/base/logger.js';
 import type { ProgressTask, TurnProgress } from '../../src/ports/chat.js';
 
 const task = (id: string, title: string, status: ProgressTask['status'], output?: string): ProgressTask => ({

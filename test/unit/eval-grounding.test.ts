@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { LogEntry } from '../../src/agent/log-event.js';
 import { describeSummary } from '../../src/eval/describe-summary.js';
 import type { CaseResult } from '../../src/eval/eval-case.js';
 import { formatGrounded } from '../../src/eval/format-eval-numbers.js';
 import { caseGrounding } from '../../src/eval/run-case.js';
 import { runGrounding, summariseEval } from '../../src/eval/summarise-eval.js';
-import type { LogEntry } from '../../src/sessions/session-log.js';
 
 function checked(
   outcome: 'noted' | 'posted',

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { parseExportFlags } from '../../src/export-training-command.js';
+import { parseExportFlags } from '../../src/cli/export-training-command.js';
 
 it('takes --out FILE and --out=FILE, like ask, and says what is wrong otherwise', () => {
   expect(parseExportFlags(['--out', 'a.jsonl'])).toEqual({ out: 'a.jsonl' });

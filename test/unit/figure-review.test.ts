@@ -5,7 +5,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { emptyConversation } from '../../src/agent/conversation.js';
-import { annotateFigures } from '../../src/agent/grounding/annotate-figures.js';
 import { figureReview } from '../../src/agent/grounding/figure-review.js';
 import { groundFigures } from '../../src/agent/grounding/ground-figures.js';
 import {
@@ -14,7 +13,8 @@ import {
   keepParameters,
   MAX_THREAD_NUMBERS,
 } from '../../src/agent/grounding/thread-evidence.js';
-import type { LogEvent } from '../../src/sessions/session-log.js';
+import type { LogEvent } from '../../src/agent/log-event.js';
+import { annotateFigures } from '../../src/report/annotate-figures.js';
 
 const RATES = `PaymentMethod     customers  churn_rate
 Electronic check  1879       0.449175

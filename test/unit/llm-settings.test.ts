@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { LlmSettings } from '../../src/config.js';
-import { LlmCancelledError, LlmNotConfiguredError } from '../../src/errors.js';
+import type { LlmSettings } from '../../src/base/config.js';
+import { LlmCancelledError, LlmNotConfiguredError } from '../../src/base/errors.js';
+import { createLogger } from '../../src/base/logger.js';
 import { createLlmClient, modelForStage } from '../../src/llm/create-llm-client.js';
 import { retryAfter } from '../../src/llm/openai-llm-client.js';
-import { createLogger } from '../../src/logger.js';
 
 const settings: LlmSettings = {
   baseUrl: undefined,

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/base/logger.js';
 
 describe('createLogger', () => {
   it('redacts tokens, keys and passwords wherever they sit', () => {

@@ -3,8 +3,8 @@
  * that everything else passes through untouched (embed absent or present, detached calls, getters).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { LlmCancelledError, LlmTimeoutError } from '../../src/base/errors.js';
 import { measuredDatabase } from '../../src/db/measured-database.js';
-import { LlmCancelledError, LlmTimeoutError } from '../../src/errors.js';
 import { measuredLlm } from '../../src/llm/measured-llm-client.js';
 import type { Database, Provenance, QueryResult } from '../../src/ports/database.js';
 import type { Completion, CompletionRequest, LlmClient } from '../../src/ports/llm.js';

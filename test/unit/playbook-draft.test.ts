@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { draftPlaybook } from '../../src/agent/playbook-draft.js';
 import { loadPlaybooks, PLAYBOOK_SECTIONS, parsePlaybook, rankPlaybooks } from '../../src/agent/playbooks.js';
-import { draftPlaybook } from '../../src/report/playbook-draft.js';
 import {
   acceptedSections,
   addDraft,

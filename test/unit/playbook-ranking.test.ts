@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { stem, tokenize } from '../../src/agent/bm25.js';
 import { rankPlaybooksFor } from '../../src/agent/playbook-ranking.js';
 import { loadPlaybooks, type Playbook, rankPlaybooks } from '../../src/agent/playbooks.js';
-import { LlmUnavailableError } from '../../src/errors.js';
-import { createLogger } from '../../src/logger.js';
+import { LlmUnavailableError } from '../../src/base/errors.js';
+import { createLogger } from '../../src/base/logger.js';
 import { NAMED_REQUESTS, PLAYBOOK_REQUESTS, SUBJECTLESS_REQUESTS } from '../support/playbook-requests.js';
 
 const playbooks = await loadPlaybooks();

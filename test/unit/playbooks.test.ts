@@ -11,7 +11,7 @@ import {
   rankPlaybooks,
 } from '../../src/agent/playbooks.js';
 import { loadStagePrompts, renderPrompt } from '../../src/agent/stage-prompts.js';
-import { PromptFileError } from '../../src/errors.js';
+import { PromptFileError } from '../../src/base/errors.js';
 import { parseScheduleFile } from '../../src/schedules/schedule-file.js';
 import { NAMED_REQUESTS, SUBJECTLESS_REQUESTS } from '../support/playbook-requests.js';
 

@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PolicyFileError, type PolicyIssue } from '../../src/errors.js';
+import { PolicyFileError, type PolicyIssue } from '../../src/base/errors.js';
 import { loadPolicy, parsePolicy } from '../../src/policy/policy-file.js';
 
 const DATABASES = ['crm', 'finance'];

@@ -1,5 +1,5 @@
 /**
- * The README's configuration table against src/config.ts, the only reader of the environment: every variable
+ * The README's configuration table against src/base/config.ts, the only reader of the environment: every variable
  * the schema reads is documented, every documented variable is read, and where both give a plain default they
  * agree. Read from the files themselves, so neither can drift from the other unnoticed.
  */
@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const source = readFileSync(join(ROOT, 'src', 'config.ts'), 'utf8');
+const source = readFileSync(join(ROOT, 'src', 'base', 'config.ts'), 'utf8');
 
 /** `| \`NAME\` | default | meaning |` rows of the *Configuration* section. */
 function documented(): Map<string, string> {
@@ -51,7 +51,7 @@ function evaluate(literal: string): string | number {
 const PATTERNS = ['DATABASE_URL_<NAME>', 'DATABASE_SCHEMAS_<NAME>'];
 
 describe('the README configuration table', () => {
-  it('documents every variable src/config.ts reads, and no other', () => {
+  it('documents every variable src/base/config.ts reads, and no other', () => {
     const rows = documented();
     const variables = read();
     expect([...variables.keys()].filter((name) => !rows.has(name))).toEqual([]);

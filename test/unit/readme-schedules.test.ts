@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { schedulesCommand } from '../../src/schedules/schedules-command.js';
+import { schedulesCommand } from '../../src/cli/schedules-command.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 let home: string;

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPlaybooks, type Playbook } from '../../src/agent/playbooks.js';
-import { loadConfig } from '../../src/config.js';
-import { ScheduleFileError } from '../../src/errors.js';
+import { loadConfig } from '../../src/base/config.js';
+import { ScheduleFileError } from '../../src/base/errors.js';
 import { loadSchedules } from '../../src/schedules/load-schedules.js';
 import { loadScheduleFile, parseScheduleFile, type ScheduleContext } from '../../src/schedules/schedule-file.js';
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { PendingQuestion } from '../../src/agent/conversation.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/base/logger.js';
 import type { Inbound, Post } from '../../src/ports/chat.js';
 import type { Schedule } from '../../src/schedules/schedule-file.js';
 import { rootText, runSchedule, type ScheduleRunOptions } from '../../src/schedules/schedule-run.js';

@@ -10,7 +10,7 @@ import { ChannelQueue } from '../../adapters/common/channel-queue.js';
 import type { PostMemory } from '../../adapters/common/remembered-posts.js';
 import { SlackStatus } from '../../adapters/slack/slack-status.js';
 import { SlackTurns } from '../../adapters/slack/slack-turns.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/base/logger.js';
 import type { Post, ProgressTask, TurnProgress } from '../../src/ports/chat.js';
 import { type SlackStandIn, startSlackStandIn } from '../support/slack/slack-stand-in.js';
 

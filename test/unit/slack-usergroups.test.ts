@@ -11,7 +11,7 @@ import { webApi } from '@slack/bolt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SlackAdapter, type SlackAdapterOptions } from '../../adapters/slack/slack-adapter.js';
 import { SlackUsergroups } from '../../adapters/slack/slack-usergroups.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/base/logger.js';
 import { ACTION_IDS, type Inbound } from '../../src/ports/chat.js';
 import { cleanUp } from '../support/clean-up.js';
 import { type SlackStandIn, startSlackStandIn } from '../support/slack/slack-stand-in.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadStagePrompts, parseStagePrompt, renderPrompt, STAGES } from '../../src/agent/stage-prompts.js';
-import { PromptFileError } from '../../src/errors.js';
+import { PromptFileError } from '../../src/base/errors.js';
 
 describe('stage prompts', () => {
   it('loads every shipped stage with its parameters', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type AppError, LockTimeoutError } from '../../src/errors.js';
+import { type AppError, LockTimeoutError } from '../../src/base/errors.js';
 import { LockQueue } from '../../src/store/lock-queue.js';
 
 describe('LockQueue', () => {

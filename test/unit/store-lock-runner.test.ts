@@ -4,8 +4,8 @@
  */
 import { Writable } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
-import { LockTimeoutError } from '../../src/errors.js';
-import { createLogger } from '../../src/logger.js';
+import { LockTimeoutError } from '../../src/base/errors.js';
+import { createLogger } from '../../src/base/logger.js';
 import { describeOwner, type LockBackend, LockRunner, newOwnerToken } from '../../src/store/lock-runner.js';
 
 class MemoryLockBackend implements LockBackend {

@@ -3,8 +3,8 @@
  * examples; revisions become preference pairs; every line passes an independent format check.
  */
 import { describe, expect, it } from 'vitest';
+import type { LogEntry } from '../../src/agent/log-event.js';
 import { addDraft, type Cell, decide, emptyReport, type Report } from '../../src/report/report.js';
-import type { LogEntry } from '../../src/sessions/session-log.js';
 import { buildTrainingData, DEFAULT_TRAINING_SYSTEM_PROMPT } from '../../src/training/training-examples.js';
 import { validateChatExampleLine, validatePreferenceLine } from '../support/fine-tuning-format.js';
 

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { type SignalSource, type WatchedSignal, watchSignals } from '../../src/watch-signals.js';
+import { type SignalSource, type WatchedSignal, watchSignals } from '../../src/cli/watch-signals.js';
 
 /** A process stand-in: signals are emitted by hand, exits recorded. */
 class FakeProcess extends EventEmitter implements SignalSource {

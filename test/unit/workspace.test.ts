@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readAtMost, Workspace } from '../../sandbox/workspace.js';
-import { WorkspaceFileTooLargeError, WorkspacePathError } from '../../src/errors.js';
+import { WorkspaceFileTooLargeError, WorkspacePathError } from '../../src/base/errors.js';
 
 const MIB = 1024 * 1024;
 /** argv[1]: a workspace with out/ (a folder) and link (to a host folder); swaps them forever. */

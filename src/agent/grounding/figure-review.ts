@@ -3,9 +3,10 @@
  * against the thread's results. The first time figures are ungrounded the model gets a review note
  * and redoes the text; what is still ungrounded after that is posted marked for the reviewer.
  */
-import type { LogEvent } from '../../sessions/session-log.js';
+
+import { annotateFigures } from '../../report/annotate-figures.js';
 import type { Conversation } from '../conversation.js';
-import { annotateFigures } from './annotate-figures.js';
+import type { LogEvent } from '../log-event.js';
 import { type FigureCheck, groundFigures } from './ground-figures.js';
 import { evidenceOf } from './thread-evidence.js';
 

@@ -1,6 +1,6 @@
 /** Tools that look at the databases: list_tables, describe_table, run_sql, load_dataframe. */
 import { z } from 'zod';
-import { AppError } from '../../errors.js';
+import { AppError } from '../../base/errors.js';
 import { formatRows, truncateForModel } from '../format-for-model.js';
 import { callOf, defineTool, pickDatabase, type ToolOutcome } from '../tool.js';
 

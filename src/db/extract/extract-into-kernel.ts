@@ -4,7 +4,7 @@
  * loaded by the kernel's own loader into a typed DataFrame with its provenance.
  */
 import { randomBytes } from 'node:crypto';
-import { ExtractTooLargeError, SqlRejectedError } from '../../errors.js';
+import { ExtractTooLargeError, SqlRejectedError } from '../../base/errors.js';
 import type { ColumnKind, ExtractOptions, Provenance } from '../../ports/database.js';
 import type { Kernel } from '../../ports/sandbox.js';
 import type { ColumnEncoding } from '../column-kind.js';

@@ -3,7 +3,7 @@
  * as it lands (sandbox/kernel/tally_extract.py `follow_extract`) and binds the DataFrame once the
  * manifest is written, so the kernel's decoding overlaps the query instead of following it.
  */
-import { ExtractFailedError } from '../../errors.js';
+import { ExtractFailedError } from '../../base/errors.js';
 import type { Provenance } from '../../ports/database.js';
 import type { Execution, Kernel } from '../../ports/sandbox.js';
 

@@ -5,8 +5,13 @@
  */
 import mysql, { type Connection as CoreConnection } from 'mysql2';
 import type { Pool, PoolConnection } from 'mysql2/promise';
-import { DatabaseUnavailableError, QueryCancelledError, QueryFailedError, QueryTimeoutError } from '../../errors.js';
-import type { Logger } from '../../logger.js';
+import {
+  DatabaseUnavailableError,
+  QueryCancelledError,
+  QueryFailedError,
+  QueryTimeoutError,
+} from '../../base/errors.js';
+import type { Logger } from '../../base/logger.js';
 import type { TableDescription, TableInfo } from '../../ports/database.js';
 import { mysqlTypeNameEncoding } from '../column-kind.js';
 import type { EncodeOptions } from '../extract/encode-chunk.js';

@@ -5,8 +5,13 @@
  * `statement_timeout`, and a stop reaches the server through `pg_cancel_backend` from a second connection.
  */
 import pg from 'pg';
-import { DatabaseUnavailableError, QueryCancelledError, QueryFailedError, QueryTimeoutError } from '../../errors.js';
-import type { Logger } from '../../logger.js';
+import {
+  DatabaseUnavailableError,
+  QueryCancelledError,
+  QueryFailedError,
+  QueryTimeoutError,
+} from '../../base/errors.js';
+import type { Logger } from '../../base/logger.js';
 import type { TableDescription, TableInfo } from '../../ports/database.js';
 import type { EncodeOptions } from '../extract/encode-chunk.js';
 import type { RowSource } from '../extract/extract-into-kernel.js';

@@ -4,7 +4,7 @@
  * opened read-only with query_only on. Statements run in a worker with a time limit.
  */
 import { access, constants } from 'node:fs/promises';
-import { DatabaseUnavailableError, QueryFailedError } from '../../errors.js';
+import { DatabaseUnavailableError, QueryFailedError } from '../../base/errors.js';
 import type { TableDescription, TableInfo } from '../../ports/database.js';
 import { type ColumnEncoding, sqliteColumnEncoding } from '../column-kind.js';
 import type { EncodedChunk, EncodeOptions } from '../extract/encode-chunk.js';

@@ -4,7 +4,7 @@
  * limit enforced by terminating the worker and starting another.
  */
 import { Worker } from 'node:worker_threads';
-import { QueryCancelledError, QueryFailedError, QueryTimeoutError } from '../../errors.js';
+import { QueryCancelledError, QueryFailedError, QueryTimeoutError } from '../../base/errors.js';
 import { CHUNK_ROWS } from '../extract/extract-into-kernel.js';
 import { batchRows, type SqliteBatch } from './sqlite-batch.js';
 import type { Batch } from './sqlite-read-batch.js';

@@ -4,14 +4,14 @@
  */
 
 import { existsSync } from 'node:fs';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../base/config.js';
+import { ConfigError } from '../base/errors.js';
+import { createLogger } from '../base/logger.js';
 import { openDatabase, sqlitePath } from '../db/open-database.js';
-import { ConfigError } from '../errors.js';
-import { createLogger } from '../logger.js';
+import type { Principal } from '../policy/access.js';
+import { explainPolicy } from '../policy/explain-policy.js';
+import { loadPolicy } from '../policy/policy-file.js';
 import type { Database } from '../ports/database.js';
-import type { Principal } from './access.js';
-import { explainPolicy } from './explain-policy.js';
-import { loadPolicy } from './policy-file.js';
 import { applyCommand, checkCommand } from './policy-views-command.js';
 
 export const POLICY_USAGE = `usage: tally policy explain --user ID [--channel ID | --dm] [--groups ID,ID] [--platform slack|discord|console] [--guild ID]

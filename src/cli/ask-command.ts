@@ -6,20 +6,20 @@
  * else on stderr. The exit code says how it ended (ask-result.ts).
  */
 import { join } from 'node:path';
-import { type Config, loadConfig } from '../config.js';
-import { createTally, type Tally } from '../create-tally.js';
-import { ConfigError } from '../errors.js';
-import { isConfigurationError } from '../exit-codes.js';
+import { type AskFlags, parseAskFlags } from '../ask/ask-flags.js';
+import { type AskResult, summaryLines } from '../ask/ask-result.js';
+import { runAsk } from '../ask/run-ask.js';
+import { filesWrittenSince, snapshotFiles } from '../ask/written-files.js';
+import { type Config, loadConfig } from '../base/config.js';
+import { ConfigError } from '../base/errors.js';
+import { createLogger } from '../base/logger.js';
 import { createLlmClient } from '../llm/create-llm-client.js';
 import { measuredLlm } from '../llm/measured-llm-client.js';
-import { createLogger } from '../logger.js';
 import type { ChatAdapter, Post, ThreadKey } from '../ports/chat.js';
 import { NO_METRICS } from '../ports/metrics.js';
-import { watchSignals } from '../watch-signals.js';
-import { type AskFlags, parseAskFlags } from './ask-flags.js';
-import { type AskResult, summaryLines } from './ask-result.js';
-import { runAsk } from './run-ask.js';
-import { filesWrittenSince, snapshotFiles } from './written-files.js';
+import { createTally, type Tally } from '../wiring/create-tally.js';
+import { isConfigurationError } from './exit-codes.js';
+import { watchSignals } from './watch-signals.js';
 
 export interface AskCommandOptions {
   env: NodeJS.ProcessEnv;

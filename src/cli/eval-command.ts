@@ -6,20 +6,20 @@
  * says so.
  */
 import { join } from 'node:path';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../base/config.js';
+import { EvalInputError } from '../base/errors.js';
+import { createLogger } from '../base/logger.js';
 import { startScriptedModelServer } from '../demo/scripted-model-server.js';
-import { EvalInputError } from '../errors.js';
+import { compareRuns } from '../eval/compare-runs.js';
+import { dabenchOracle } from '../eval/dabench-oracle.js';
+import { dabenchCases, loadDabench, selectCases } from '../eval/dabench-suite.js';
+import { describeSummary } from '../eval/describe-summary.js';
+import type { CaseResult, EvalCase } from '../eval/eval-case.js';
+import { startEvalHarness } from '../eval/eval-harness.js';
+import { loadGoldenCases } from '../eval/golden/golden-suite.js';
+import { summariseEval } from '../eval/summarise-eval.js';
+import { readEvalRun, writeEvalRun } from '../eval/write-eval-run.js';
 import { createLlmClient } from '../llm/create-llm-client.js';
-import { createLogger } from '../logger.js';
-import { compareRuns } from './compare-runs.js';
-import { dabenchOracle } from './dabench-oracle.js';
-import { dabenchCases, loadDabench, selectCases } from './dabench-suite.js';
-import { describeSummary } from './describe-summary.js';
-import type { CaseResult, EvalCase } from './eval-case.js';
-import { startEvalHarness } from './eval-harness.js';
-import { loadGoldenCases } from './golden/golden-suite.js';
-import { summariseEval } from './summarise-eval.js';
-import { readEvalRun, writeEvalRun } from './write-eval-run.js';
 
 export const EVAL_USAGE = `tally eval --suite dabench|golden [--cases 1-40,77] [--concurrency N] [--model NAME]
            [--out DIR] [--data DIR] [--case-seconds S] [--case-tokens N]

@@ -3,7 +3,7 @@
  * ("⚠ not found in any result: 47.2%"), so a reviewer sees it in Slack, Discord, the console and
  * the exports; in the exports a grounded one links to the cell or query whose output holds it.
  */
-import type { FigureCheck } from './ground-figures.js';
+import type { FigureCheck } from './report.js';
 
 export const MARK = '⚠';
 

@@ -3,16 +3,17 @@
  * and its last run; `tally schedules run NAME`: runs one now, connected to its platform the way
  * `tally slack|discord` is (same store, so the service goes on with the thread afterwards).
  */
-import { discordAdapter, slackAdapter } from '../chat-adapters.js';
-import { type Config, loadConfig } from '../config.js';
+
+import { type Config, loadConfig } from '../base/config.js';
+import { createLogger } from '../base/logger.js';
 import { createLlmClient } from '../llm/create-llm-client.js';
-import { createLogger } from '../logger.js';
-import { serveChat } from '../serve-chat.js';
+import { formatDueTime, nextDueTimes } from '../schedules/due-times.js';
+import { loadSchedules } from '../schedules/load-schedules.js';
+import type { Schedule } from '../schedules/schedule-file.js';
+import { type ScheduleState, ScheduleStates } from '../schedules/schedule-state.js';
 import { storeOf } from '../store/create-store.js';
-import { formatDueTime, nextDueTimes } from './due-times.js';
-import { loadSchedules } from './load-schedules.js';
-import type { Schedule } from './schedule-file.js';
-import { type ScheduleState, ScheduleStates } from './schedule-state.js';
+import { discordAdapter, slackAdapter } from '../wiring/chat-adapters.js';
+import { serveChat } from '../wiring/serve-chat.js';
 
 export interface SchedulesCommandIo {
   env: NodeJS.ProcessEnv;

@@ -3,13 +3,13 @@
  * against the configured databases; exits 1 naming each stale table, column or verified query.
  */
 import { existsSync } from 'node:fs';
-import { commandUsage } from '../cli-usage.js';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../base/config.js';
+import { createLogger } from '../base/logger.js';
 import { openDatabase, sqlitePath } from '../db/open-database.js';
-import { createLogger } from '../logger.js';
+import { checkKnowledge } from '../knowledge/check-knowledge.js';
+import { FileKnowledge, TELCO_KNOWLEDGE_DIR, telcoAliases } from '../knowledge/file-knowledge.js';
 import type { Database } from '../ports/database.js';
-import { checkKnowledge } from './check-knowledge.js';
-import { FileKnowledge, TELCO_KNOWLEDGE_DIR, telcoAliases } from './file-knowledge.js';
+import { commandUsage } from './cli-usage.js';
 
 export async function knowledgeCommand(words: string[], print: (line: string) => void): Promise<number> {
   if (words.length !== 1 || words[0] !== 'check') {

@@ -3,16 +3,16 @@
  * wired both ways. `tally slack` and `tally discord` run through here, and so do the end-to-end tests.
  */
 
+import { policyUsergroups } from '../policy/policy-file.js';
+import type { ChatAdapter } from '../ports/chat.js';
+import { type Clock, SYSTEM_CLOCK } from '../ports/clock.js';
+import { loadSchedules } from '../schedules/load-schedules.js';
+import type { SchedulePlatform } from '../schedules/schedule-file.js';
+import { ScheduleService } from '../schedules/schedule-service.js';
+import { ThreadWatch } from '../schedules/thread-watch.js';
+import { type SessionRecord, sessionKey } from '../sessions/session-record.js';
 import type { AdapterContext } from './chat-adapters.js';
 import { type CreateTallyOptions, createTally, type Tally } from './create-tally.js';
-import { policyUsergroups } from './policy/policy-file.js';
-import type { ChatAdapter } from './ports/chat.js';
-import { type Clock, SYSTEM_CLOCK } from './ports/clock.js';
-import { loadSchedules } from './schedules/load-schedules.js';
-import type { SchedulePlatform } from './schedules/schedule-file.js';
-import { ScheduleService } from './schedules/schedule-service.js';
-import { ThreadWatch } from './schedules/thread-watch.js';
-import { type SessionRecord, sessionKey } from './sessions/session-record.js';
 
 export interface ChatService<A extends ChatAdapter> {
   tally: Tally;

@@ -3,12 +3,13 @@
  * `--thread`), as lines to read or JSON Lines to export (`--json`); `tally audit verify` checks the
  * hash chain and names the first record that does not link. Reads the store only.
  */
-import { commandUsage } from '../cli-usage.js';
-import { loadConfig } from '../config.js';
-import { createLogger } from '../logger.js';
+
+import { loadConfig } from '../base/config.js';
+import { createLogger } from '../base/logger.js';
 import type { AuditRecord } from '../ports/audit.js';
 import type { AuditLog } from '../store/audit-log.js';
 import { storeOf } from '../store/create-store.js';
+import { commandUsage } from './cli-usage.js';
 
 export interface AuditFilter {
   sinceMs?: number;

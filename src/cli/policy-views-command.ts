@@ -2,12 +2,12 @@
  * `tally policy apply --admin-url URL [--db NAME] [--dry-run]` and `tally policy check`: make, and check, the views
  * and logins through which the database itself enforces TALLY_POLICY (`apply-policy-views.ts`).
  */
-import { loadConfig } from '../config.js';
-import { ConfigError } from '../errors.js';
-import { applyPolicyViews } from './apply-policy-views.js';
-import { hasLogins } from './database-catalog.js';
-import { loadPolicy, type Policy } from './policy-file.js';
-import { policyViewStates } from './policy-views.js';
+import { loadConfig } from '../base/config.js';
+import { ConfigError } from '../base/errors.js';
+import { applyPolicyViews } from '../policy/apply-policy-views.js';
+import { hasLogins } from '../policy/database-catalog.js';
+import { loadPolicy, type Policy } from '../policy/policy-file.js';
+import { policyViewStates } from '../policy/policy-views.js';
 
 async function loaded() {
   const config = loadConfig(process.env);

@@ -4,7 +4,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ThreadKey } from './ports/chat.js';
+import type { ThreadKey } from '../ports/chat.js';
 
 /** The thread of a home that never started another (every chat used it before threads could be new). */
 export const FIRST_CHAT_THREAD: ThreadKey = 'console:local:chat';

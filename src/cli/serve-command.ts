@@ -1,9 +1,10 @@
 /** `tally slack` / `tally discord`: tally connected to the platform, served until SIGINT or SIGTERM. */
-import { discordAdapter, slackAdapter } from './chat-adapters.js';
-import { type DiscordSettings, loadConfig, type SlackSettings } from './config.js';
-import { createLlmClient } from './llm/create-llm-client.js';
-import { createLogger } from './logger.js';
-import { serveChat } from './serve-chat.js';
+
+import { type DiscordSettings, loadConfig, type SlackSettings } from '../base/config.js';
+import { createLogger } from '../base/logger.js';
+import { createLlmClient } from '../llm/create-llm-client.js';
+import { discordAdapter, slackAdapter } from '../wiring/chat-adapters.js';
+import { serveChat } from '../wiring/serve-chat.js';
 
 /** Where `tally slack` and `tally discord` serve /healthz, /readyz and /metrics unless TALLY_HTTP_PORT says otherwise. */
 const DEFAULT_HTTP_PORT = 9464;

@@ -6,25 +6,24 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Docker from 'dockerode';
-import { DockerSandbox } from '../sandbox/docker-sandbox.js';
-import { sandboxImageTag } from '../sandbox/image-tag.js';
-import { loadTelco } from '../telco_data/index.js';
-import { createAccountability } from './accountability.js';
-import { Agent } from './agent/agent.js';
-import { loadPlaybooks } from './agent/playbooks.js';
-import { loadSavedPlaybooks, parseSavedPlaybook } from './agent/saved-playbooks.js';
-import { loadStagePrompts } from './agent/stage-prompts.js';
-import type { DailyBudgets } from './budget/daily-budgets.js';
-import { approvalModeFor, type Config } from './config.js';
-import { checkAccount, databaseVariable, describeFinding } from './db/account-check.js';
-import { measuredDatabase } from './db/measured-database.js';
-import { openDatabase, sqlitePath } from './db/open-database.js';
-import { DatabaseAccountNotReadonlyError } from './errors.js';
-import { FileKnowledge, TELCO_KNOWLEDGE_DIR, telcoAliases } from './knowledge/file-knowledge.js';
-import { measuredLlm } from './llm/measured-llm-client.js';
-import type { Logger } from './logger.js';
-import { type OpsServer, startOpsServer } from './ops/ops-server.js';
-import { PrometheusMetrics } from './ops/prometheus-metrics.js';
+import { DockerSandbox } from '../../sandbox/docker-sandbox.js';
+import { sandboxImageTag } from '../../sandbox/image-tag.js';
+import { loadTelco } from '../../telco_data/index.js';
+import { Agent } from '../agent/agent.js';
+import { loadPlaybooks } from '../agent/playbooks.js';
+import { loadSavedPlaybooks, parseSavedPlaybook } from '../agent/saved-playbooks.js';
+import { loadStagePrompts } from '../agent/stage-prompts.js';
+import { approvalModeFor, type Config } from '../base/config.js';
+import { DatabaseAccountNotReadonlyError } from '../base/errors.js';
+import type { Logger } from '../base/logger.js';
+import type { DailyBudgets } from '../budget/daily-budgets.js';
+import { checkAccount, databaseVariable, describeFinding } from '../db/account-check.js';
+import { measuredDatabase } from '../db/measured-database.js';
+import { openDatabase, sqlitePath } from '../db/open-database.js';
+import { FileKnowledge, TELCO_KNOWLEDGE_DIR, telcoAliases } from '../knowledge/file-knowledge.js';
+import { measuredLlm } from '../llm/measured-llm-client.js';
+import { type OpsServer, startOpsServer } from '../ops/ops-server.js';
+import { PrometheusMetrics } from '../ops/prometheus-metrics.js';
 import {
   chatCheck,
   checkReadiness,
@@ -33,25 +32,26 @@ import {
   modelCheck,
   type ReadinessResult,
   storeCheck,
-} from './ops/readiness.js';
-import { AccessPolicy, requirePseudonymSecret } from './policy/access-policy.js';
-import { loadPolicy } from './policy/policy-file.js';
-import { openPolicyViews } from './policy/policy-views.js';
-import type { AuditTrail } from './ports/audit.js';
-import type { Post, TallyDirectory, ThreadKey } from './ports/chat.js';
-import { type Clock, SYSTEM_CLOCK } from './ports/clock.js';
-import type { Database } from './ports/database.js';
-import type { LlmClient } from './ports/llm.js';
-import { type Metrics, NO_METRICS } from './ports/metrics.js';
-import type { Sandbox } from './ports/sandbox.js';
-import type { Store } from './ports/store.js';
-import type { RetentionSweeper } from './retention/retention-sweep.js';
-import { backfillDerivations } from './sessions/backfill-derivations.js';
-import { sessionDirectory } from './sessions/session-directory.js';
-import { SessionKernels } from './sessions/session-kernel.js';
-import { SessionRouter } from './sessions/session-router.js';
-import type { AuditLog } from './store/audit-log.js';
-import { storeOf } from './store/create-store.js';
+} from '../ops/readiness.js';
+import { AccessPolicy, requirePseudonymSecret } from '../policy/access-policy.js';
+import { loadPolicy } from '../policy/policy-file.js';
+import { openPolicyViews } from '../policy/policy-views.js';
+import type { AuditTrail } from '../ports/audit.js';
+import type { Post, TallyDirectory, ThreadKey } from '../ports/chat.js';
+import { type Clock, SYSTEM_CLOCK } from '../ports/clock.js';
+import type { Database } from '../ports/database.js';
+import type { LlmClient } from '../ports/llm.js';
+import { type Metrics, NO_METRICS } from '../ports/metrics.js';
+import type { Sandbox } from '../ports/sandbox.js';
+import type { Store } from '../ports/store.js';
+import type { RetentionSweeper } from '../retention/retention-sweep.js';
+import { backfillDerivations } from '../sessions/backfill-derivations.js';
+import { sessionDirectory } from '../sessions/session-directory.js';
+import { SessionKernels } from '../sessions/session-kernel.js';
+import { SessionRouter } from '../sessions/session-router.js';
+import type { AuditLog } from '../store/audit-log.js';
+import { storeOf } from '../store/create-store.js';
+import { createAccountability } from './accountability.js';
 
 export interface Tally {
   router: SessionRouter;

@@ -4,10 +4,11 @@
  * built only from the document's sections, which are the accepted ones at their accepted versions.
  * A person still reads the draft before it joins the shipped playbooks.
  */
-import { stem } from '../agent/bm25.js';
-import { PLAYBOOK_SECTIONS, type PlaybookSection } from '../agent/playbooks.js';
-import { type Cell, ReviewError } from './report.js';
-import type { DocumentSection, ReportDocument } from './report-document.js';
+
+import { type Cell, ReviewError } from '../report/report.js';
+import type { DocumentSection, ReportDocument } from '../report/report-document.js';
+import { stem } from './bm25.js';
+import { PLAYBOOK_SECTIONS, type PlaybookSection } from './playbooks.js';
 
 export interface DraftPlaybookOptions {
   /** The playbook's title. Default: the first section's request, shortened to its first sentence. */

@@ -5,20 +5,20 @@
  * drops what running services still hold of forgotten threads.
  */
 import { basename } from 'node:path';
-import { StoredAuditTrail } from './audit/audit-trail.js';
-import { auditedLlm } from './audit/audited-llm.js';
-import { DailyBudgets } from './budget/daily-budgets.js';
-import type { Config } from './config.js';
-import type { Logger } from './logger.js';
-import type { AccessPolicy } from './policy/access-policy.js';
-import type { Clock } from './ports/clock.js';
-import type { LlmClient } from './ports/llm.js';
-import type { Metrics } from './ports/metrics.js';
-import type { Sandbox } from './ports/sandbox.js';
-import { watchForgottenKernels } from './retention/forgotten-kernels.js';
-import { RetentionSweeper } from './retention/retention-sweep.js';
-import { actorOf } from './sessions/turn-actor.js';
-import type { StoreWithAudit } from './store/create-store.js';
+import { StoredAuditTrail } from '../audit/audit-trail.js';
+import { auditedLlm } from '../audit/audited-llm.js';
+import type { Config } from '../base/config.js';
+import type { Logger } from '../base/logger.js';
+import { DailyBudgets } from '../budget/daily-budgets.js';
+import type { AccessPolicy } from '../policy/access-policy.js';
+import type { Clock } from '../ports/clock.js';
+import type { LlmClient } from '../ports/llm.js';
+import type { Metrics } from '../ports/metrics.js';
+import type { Sandbox } from '../ports/sandbox.js';
+import { watchForgottenKernels } from '../retention/forgotten-kernels.js';
+import { RetentionSweeper } from '../retention/retention-sweep.js';
+import { actorOf } from '../sessions/turn-actor.js';
+import type { StoreWithAudit } from '../store/create-store.js';
 
 export interface AccountabilityOptions {
   config: Config;

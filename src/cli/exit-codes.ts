@@ -2,7 +2,7 @@
  * One exit-code table for every command: 0 done, 1 failed, 2 configuration, bad input or an unreachable
  * dependency, 3 out of scope (`ask`). The README's *Exit codes* lists it; a test runs each case it names.
  */
-import { AppError, type ErrorCode } from './app-error.js';
+import { AppError, type ErrorCode } from '../base/app-error.js';
 
 /** Errors that are the operator's to fix before tally can start or answer: exit code 2. */
 export const CONFIGURATION_ERRORS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([

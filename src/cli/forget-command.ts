@@ -3,12 +3,12 @@
  * and the playbooks folder (see forget.ts). Prints what went; the audit keeps that it happened.
  */
 import { StoredAuditTrail } from '../audit/audit-trail.js';
-import { commandUsage } from '../cli-usage.js';
-import { loadConfig } from '../config.js';
-import { createLogger } from '../logger.js';
+import { loadConfig } from '../base/config.js';
+import { createLogger } from '../base/logger.js';
 import { SYSTEM_CLOCK } from '../ports/clock.js';
+import { forgetThread, forgetUser } from '../retention/forget.js';
 import { storeOf } from '../store/create-store.js';
-import { forgetThread, forgetUser } from './forget.js';
+import { commandUsage } from './cli-usage.js';
 
 /** `--user U` or `--thread T` (also `--user=U`), or what is wrong. */
 export function parseForgetFlags(

@@ -1,10 +1,11 @@
 /**
- * The command line, `tally <command>` (`bin` in package.json, or `npx tsx src/main.ts`): a dispatcher to each
+ * The command line, `tally <command>` (`bin` in package.json, or `npx tsx src/cli/main.ts`): a dispatcher to each
  * command's own file. `--help`/`-h` on any command prints its usage and runs nothing; every command ends with
  * the one exit-code table of `exit-codes.ts`.
  */
+
+import { AppError } from '../base/errors.js';
 import { COMMAND_USAGE, commandUsage, usage, version, wantsHelp } from './cli-usage.js';
-import { AppError } from './errors.js';
 import { exitCodeOf } from './exit-codes.js';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
@@ -42,24 +43,24 @@ async function main(argv: string[]): Promise<number> {
     case 'export-training':
       return (await import('./export-training-command.js')).exportTrainingCommand(rest);
     case 'eval':
-      return (await import('./eval/eval-command.js')).evalCommand(rest, print);
+      return (await import('./eval-command.js')).evalCommand(rest, print);
     case 'slack':
     case 'discord':
       return (await import('./serve-command.js')).serveCommand(command, rest);
     case 'schedules':
-      return (await import('./schedules/schedules-command.js')).schedulesCommand(rest);
+      return (await import('./schedules-command.js')).schedulesCommand(rest);
     case 'policy':
-      return (await import('./policy/policy-command.js')).policyCommand(rest, print);
+      return (await import('./policy-command.js')).policyCommand(rest, print);
     case 'audit':
-      return (await import('./audit/audit-command.js')).auditCommand(rest, print);
+      return (await import('./audit-command.js')).auditCommand(rest, print);
     case 'forget':
-      return (await import('./retention/forget-command.js')).forgetCommand(rest, print);
+      return (await import('./forget-command.js')).forgetCommand(rest, print);
     case 'knowledge':
-      return (await import('./knowledge/knowledge-command.js')).knowledgeCommand(rest, print);
+      return (await import('./knowledge-command.js')).knowledgeCommand(rest, print);
     case 'ask': {
       const [{ askCommand }, { ConsoleAdapter }, { Readable }] = await Promise.all([
-        import('./ask/ask-command.js'),
-        import('../adapters/console/console-adapter.js'),
+        import('./ask-command.js'),
+        import('../../adapters/console/console-adapter.js'),
         import('node:stream'),
       ]);
       return askCommand(rest, {

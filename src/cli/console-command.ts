@@ -8,15 +8,15 @@
  */
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { ConsoleAdapter } from '../adapters/console/console-adapter.js';
+import { ConsoleAdapter } from '../../adapters/console/console-adapter.js';
+import { loadConfig } from '../base/config.js';
+import { createLogger } from '../base/logger.js';
+import { DEMO_REQUEST, DEMO_REVIEW, demoScript } from '../demo/demo-script.js';
+import { startScriptedModelServer } from '../demo/scripted-model-server.js';
+import { createLlmClient } from '../llm/create-llm-client.js';
+import { type SessionRecord, sessionKey } from '../sessions/session-record.js';
+import { createTally, type Tally } from '../wiring/create-tally.js';
 import { currentChatThread, startChatThread } from './chat-thread.js';
-import { loadConfig } from './config.js';
-import { createTally, type Tally } from './create-tally.js';
-import { DEMO_REQUEST, DEMO_REVIEW, demoScript } from './demo/demo-script.js';
-import { startScriptedModelServer } from './demo/scripted-model-server.js';
-import { createLlmClient } from './llm/create-llm-client.js';
-import { createLogger } from './logger.js';
-import { type SessionRecord, sessionKey } from './sessions/session-record.js';
 import { type SignalWatch, watchSignals } from './watch-signals.js';
 
 /** Runs `tally demo` or `tally chat …words`; resolves with the process's exit code. */

@@ -1,9 +1,10 @@
 /** `tally export-training --out FILE.jsonl` (or `--out=FILE.jsonl`): reads the store only (no sandbox, no database). */
+
+import { loadConfig } from '../base/config.js';
+import { createLogger } from '../base/logger.js';
+import { storeOf } from '../store/create-store.js';
+import { exportTraining } from '../training/export-training.js';
 import { commandUsage } from './cli-usage.js';
-import { loadConfig } from './config.js';
-import { createLogger } from './logger.js';
-import { storeOf } from './store/create-store.js';
-import { exportTraining } from './training/export-training.js';
 
 /** The output file of `--out FILE` or `--out=FILE`, or why the words are not that. */
 export function parseExportFlags(words: readonly string[]): { out: string } | { problem: string } {

@@ -5,9 +5,9 @@
 import { availableParallelism, homedir, totalmem, userInfo } from 'node:os';
 import { basename, resolve } from 'node:path';
 import { z } from 'zod';
+import { MAX_TIMEOUT_MS } from '../ports/sandbox.js';
 import type { ApprovalModeSetting, Config, DatabaseSettings, DockerEndpoint, ReviewSettings } from './config-types.js';
 import { ConfigError, type ConfigIssue } from './errors.js';
-import { MAX_TIMEOUT_MS } from './ports/sandbox.js';
 
 export type * from './config-types.js';
 

@@ -1,10 +1,10 @@
 /** The chat adapters built from the config: part of the composition root. */
-import { DiscordAdapter } from '../adapters/discord/discord-adapter.js';
-import { SlackAdapter } from '../adapters/slack/slack-adapter.js';
-import type { DiscordSettings, SlackSettings } from './config.js';
-import type { Logger } from './logger.js';
-import type { TallyDirectory, ThreadKey } from './ports/chat.js';
-import type { Store } from './ports/store.js';
+import { DiscordAdapter } from '../../adapters/discord/discord-adapter.js';
+import { SlackAdapter } from '../../adapters/slack/slack-adapter.js';
+import type { DiscordSettings, SlackSettings } from '../base/config.js';
+import type { Logger } from '../base/logger.js';
+import type { TallyDirectory, ThreadKey } from '../ports/chat.js';
+import type { Store } from '../ports/store.js';
 
 /** What an adapter needs of tally. */
 export interface AdapterContext {
