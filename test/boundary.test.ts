@@ -12,6 +12,7 @@ const COMPOSITION_ROOTS = new Set([
   'src/cli/main.ts',
   'src/cli/console-command.ts',
   'src/wiring/create-tally.ts',
+  'src/wiring/create-sandbox.ts',
   'src/wiring/serve-chat.ts',
   'src/wiring/chat-adapters.ts',
 ]);
@@ -54,7 +55,7 @@ function target(file: string, specifier: string): string {
 }
 
 const SDK_HOMES: Record<string, RegExp> = {
-  dockerode: /^(sandbox\/|src\/wiring\/create-tally\.ts$)/,
+  dockerode: /^(sandbox\/|src\/wiring\/create-sandbox\.ts$)/,
   '@slack/bolt': /^adapters\/slack\//,
   'discord.js': /^adapters\/discord\//,
   openai: /^src\/llm\//,

@@ -1,6 +1,7 @@
 /**
  * The base of tally's infrastructure errors: a code, structured details and a message that names the
- * setting or environment variable to change. The errors themselves are in errors.ts and llm-errors.ts.
+ * setting or environment variable to change. The errors themselves are reached through errors.ts, which holds
+ * some and re-exports the families beside it (sandbox-, database-, file- and llm-errors.ts).
  */
 
 export type ErrorCode =

@@ -1,25 +1,18 @@
 /**
  * The composition root: builds the real parts from the config and wires them by hand. The CLI
- * (main.ts) and the end-to-end tests both start tally through here.
+ * (main.ts) and the end-to-end tests both start tally through here. The sandbox, the databases with
+ * their account check and the access policy are started by the files named after them beside this one.
  */
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import Docker from 'dockerode';
-import { DockerSandbox } from '../../sandbox/docker-sandbox.js';
-import { sandboxImageTag } from '../../sandbox/image-tag.js';
-import { loadTelco } from '../../telco_data/index.js';
+import type { DockerSandbox } from '../../sandbox/docker-sandbox.js';
 import { Agent } from '../agent/agent.js';
 import { loadPlaybooks } from '../agent/playbooks.js';
 import { loadSavedPlaybooks, parseSavedPlaybook } from '../agent/saved-playbooks.js';
 import { loadStagePrompts } from '../agent/stage-prompts.js';
 import { approvalModeFor, type Config } from '../base/config.js';
-import { DatabaseAccountNotReadonlyError } from '../base/errors.js';
 import type { Logger } from '../base/logger.js';
 import type { DailyBudgets } from '../budget/daily-budgets.js';
-import { checkAccount, databaseVariable, describeFinding } from '../db/account-check.js';
 import { measuredDatabase } from '../db/measured-database.js';
-import { openDatabase, sqlitePath } from '../db/open-database.js';
 import { FileKnowledge, TELCO_KNOWLEDGE_DIR, telcoAliases } from '../knowledge/file-knowledge.js';
 import { measuredLlm } from '../llm/measured-llm-client.js';
 import { type OpsServer, startOpsServer } from '../ops/ops-server.js';
@@ -33,15 +26,12 @@ import {
   type ReadinessResult,
   storeCheck,
 } from '../ops/readiness.js';
-import { AccessPolicy, requirePseudonymSecret } from '../policy/access-policy.js';
-import { loadPolicy } from '../policy/policy-file.js';
-import { openPolicyViews } from '../policy/policy-views.js';
+import type { AccessPolicy } from '../policy/access-policy.js';
 import type { AuditTrail } from '../ports/audit.js';
 import type { Post, TallyDirectory, ThreadKey } from '../ports/chat.js';
 import { type Clock, SYSTEM_CLOCK } from '../ports/clock.js';
 import type { Database } from '../ports/database.js';
 import type { LlmClient } from '../ports/llm.js';
-import { type Metrics, NO_METRICS } from '../ports/metrics.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import type { Store } from '../ports/store.js';
 import type { RetentionSweeper } from '../retention/retention-sweep.js';
@@ -52,6 +42,10 @@ import { SessionRouter } from '../sessions/session-router.js';
 import type { AuditLog } from '../store/audit-log.js';
 import { storeOf } from '../store/create-store.js';
 import { createAccountability } from './accountability.js';
+import { checkDatabaseAccounts } from './check-database-accounts.js';
+import { createSandbox } from './create-sandbox.js';
+import { loadPolicyRules, openAccessPolicy } from './open-access-policy.js';
+import { openDatabases } from './open-databases.js';
 
 export interface Tally {
   router: SessionRouter;
@@ -99,101 +93,10 @@ export interface CreateTallyOptions {
   clock?: Clock;
 }
 
-export function createSandbox(
-  config: Config,
-  logger: Logger,
-  metrics: Metrics = NO_METRICS,
-  onCell: (durationMs: number) => void = () => {},
-): Promise<DockerSandbox> {
-  return DockerSandbox.start({
-    docker: new Docker(config.docker),
-    image: config.sandbox.image ?? sandboxImageTag(),
-    instance: config.instance,
-    workspaceRoot: join(config.home, 'workspaces', config.instance),
-    limits: config.sandbox,
-    runtime: config.sandbox.runtime,
-    poolSize: config.sandbox.poolSize,
-    poolMax: config.sandbox.poolMax,
-    maxKernels: config.sandbox.maxKernels,
-    maxConcurrentStarts: config.sandbox.startConcurrency,
-    diskMb: config.sandbox.diskMb,
-    onKernelStart: (durationMs, ok) => metrics.kernelStarted(durationMs, ok),
-    onCell: (durationMs) => {
-      metrics.cellRan(durationMs);
-      onCell(durationMs);
-    },
-    idleTtlMs: config.sandbox.idleTtlMs,
-    cellTimeoutMs: config.sandbox.cellTimeoutMs,
-    outputLimitBytes: config.sandbox.outputLimitBytes,
-    logger: logger.child({ component: 'sandbox' }),
-  });
-}
-
-/** Opens every configured database, building the embedded demo database first if it is not there. */
-export async function openDatabases(config: Config, logger: Logger, say: (line: string) => void): Promise<Database[]> {
-  const databases: Database[] = [];
-  try {
-    for (const settings of config.databases) {
-      if (settings.embedded && !existsSync(sqlitePath(settings.url))) {
-        say(`building the demo database ${settings.url} (no DATABASE_URL is set)`);
-        const report = await loadTelco({ target: settings.url });
-        say(`  ${report.trainCustomers} train and ${report.testCustomers} test customers in ${report.durationMs} ms`);
-      }
-      databases.push(await openDatabase(settings, config.databaseLimits, logger));
-    }
-  } catch (error) {
-    await Promise.all(databases.map((database) => database.close()));
-    throw error;
-  }
-  return databases;
-}
-
-/**
- * Warns, loudly and grant by grant, about database accounts that can write, administer the server
- * or read other schemas; with TALLY_REQUIRE_READONLY (default on for the chat services) start-up stops.
- */
-async function checkAccounts(config: Config, logger: Logger, options: CreateTallyOptions): Promise<void> {
-  const findings = (
-    await Promise.all(
-      config.databases.map((settings, index) =>
-        checkAccount(settings, databaseVariable(index, settings)).catch((error: unknown) => {
-          logger.warn({ err: error, database: settings.name }, 'could not check the database account');
-          return [];
-        }),
-      ),
-    )
-  ).flat();
-  for (const finding of findings) {
-    logger.warn(
-      { variable: finding.variable, grant: finding.grant, problem: finding.problem },
-      describeFinding(finding),
-    );
-    options.say?.(`warning: ${describeFinding(finding)}`);
-  }
-  if (findings.length > 0 && (config.operations.requireReadonly ?? options.requireReadonly ?? false)) {
-    throw new DatabaseAccountNotReadonlyError(findings);
-  }
-}
-
-/** Without a policy file the chat services say once, at start-up, that everyone reads everything. */
-export const NO_POLICY_WARNING =
-  'no access policy (TALLY_POLICY): every user who can reach tally reads every table of every configured database, and masks nothing';
-
 export async function createTally(options: CreateTallyOptions): Promise<Tally> {
   const { config, logger } = options;
   // Checked before anything starts: a bad policy stops start-up listing every problem.
-  const { policyFile } = config.access;
-  const policyRules = policyFile
-    ? await loadPolicy(
-        policyFile,
-        config.databases.map((database) => database.name),
-      )
-    : undefined;
-  if (policyRules) requirePseudonymSecret(policyRules, config.access);
-  if (!policyRules && options.warnWithoutPolicy) {
-    logger.warn({ variable: 'TALLY_POLICY' }, NO_POLICY_WARNING);
-    options.say?.(`warning: ${NO_POLICY_WARNING}`);
-  }
+  const policyRules = await loadPolicyRules(config, logger, options);
   const prompts = await loadStagePrompts();
   let sandbox: DockerSandbox | undefined;
   let readiness: () => Promise<ReadinessResult> = async () => ({ ready: false, checks: {} });
@@ -208,19 +111,17 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
   );
   let policy: AccessPolicy | undefined;
   try {
-    await checkAccounts(config, logger, options);
-    const views =
+    await checkDatabaseAccounts(config, logger, options);
+    policy =
       policyRules &&
-      (await openPolicyViews({
-        databases: config.databases,
-        policy: policyRules,
-        secret: config.access.pseudonymSecret,
-        limits: config.databaseLimits,
+      (await openAccessPolicy({
+        config,
         logger,
+        policyRules,
+        databases,
+        metrics,
         ...(options.say ? { say: options.say } : {}),
-        wrap: (database) => measuredDatabase(database, metrics),
       }));
-    policy = policyRules && new AccessPolicy(policyRules, config.access, databases, views);
   } catch (error) {
     await Promise.all(databases.map((database) => database.close()));
     throw error;

@@ -1,7 +1,7 @@
 /**
- * The README's configuration table against src/base/config.ts, the only reader of the environment: every variable
- * the schema reads is documented, every documented variable is read, and where both give a plain default they
- * agree. Read from the files themselves, so neither can drift from the other unnoticed.
+ * The README's configuration table against what src/base/config.ts, the only reader of the environment, reads: every
+ * variable of its schema (src/base/environment-schema.ts) is documented, every documented variable is read, and where
+ * both give a plain default they agree. Read from the files themselves, so neither can drift from the other unnoticed.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const source = readFileSync(join(ROOT, 'src', 'base', 'config.ts'), 'utf8');
+const configSource = readFileSync(join(ROOT, 'src', 'base', 'config.ts'), 'utf8');
+const schemaSource = readFileSync(join(ROOT, 'src', 'base', 'environment-schema.ts'), 'utf8');
 
 /** `| \`NAME\` | default | meaning |` rows of the *Configuration* section. */
 function documented(): Map<string, string> {
@@ -25,9 +26,9 @@ function documented(): Map<string, string> {
 
 /** The variables of the zod schema, with the default it gives when it is a plain number or word. */
 function read(): Map<string, string | undefined> {
-  const schema = source.slice(
-    source.indexOf('const schema = z.object({'),
-    source.indexOf('\n});', source.indexOf('const schema')),
+  const schema = schemaSource.slice(
+    schemaSource.indexOf('export const environmentSchema = z.object({'),
+    schemaSource.indexOf('\n});', schemaSource.indexOf('export const environmentSchema')),
   );
   const variables = new Map<string, string | undefined>();
   for (const match of schema.matchAll(/^ {2}([A-Z0-9_]+): (.*)$/gm)) {
@@ -47,7 +48,7 @@ function evaluate(literal: string): string | number {
   return text;
 }
 
-/** Read by pattern in config.ts rather than named in the schema. */
+/** Read by pattern (environment-schema.ts, config.ts) rather than named in the schema. */
 const PATTERNS = ['DATABASE_URL_<NAME>', 'DATABASE_SCHEMAS_<NAME>'];
 
 describe('the README configuration table', () => {
@@ -57,8 +58,9 @@ describe('the README configuration table', () => {
     expect([...variables.keys()].filter((name) => !rows.has(name))).toEqual([]);
     expect([...rows.keys()].filter((name) => !variables.has(name) && !PATTERNS.includes(name))).toEqual([]);
     for (const pattern of PATTERNS) expect(rows.has(pattern), pattern).toBe(true);
-    expect(source).toContain('DATABASE_URL_([A-Z0-9_]+)');
-    expect(source).toContain('DATABASE_SCHEMAS_');
+    expect(schemaSource).toContain('DATABASE_URL_([A-Z0-9_]+)');
+    expect(configSource).toContain('NAMED_DATABASE.exec(variable)');
+    expect(configSource).toContain('DATABASE_SCHEMAS_');
     expect(rows.get('LLM_MODEL') ? readme : '').toContain('`LLM_MODEL_<STAGE>`');
   });
 
