@@ -4,109 +4,28 @@
  * that were not), the playbook choice (precision, recall, and the cases that chose otherwise), cost
  * and time per case, the slowest cases, and the failed cases with their
  * transcripts folded. Answers and transcripts come from a model and the datasets, so every piece of text is
- * escaped and the page's policy lets nothing load and nothing run.
+ * escaped and the page's policy lets nothing load and nothing run. The page's styles and policy, the sections
+ * on grounding, the playbook choice and published figures, and the cells the tables share have files of their
+ * own (eval-report-*.ts, eval-reference-figures.ts).
  */
 
 import { escapeHtml } from '../report/export-html.js';
 import { formatUtc } from '../report/export-markdown.js';
 import type { Accuracy, CaseResult, CaseStatus, EvalSummary } from './eval-case.js';
-import {
-  formatCost,
-  formatCount,
-  formatDuration,
-  formatGrounded,
-  formatPercent,
-  formatPlaybookChoice,
-  sortLevels,
-} from './format-eval-numbers.js';
-
-/** A published result the run can be held against. */
-interface ReferenceFigure {
-  system: string;
-  model: string;
-  metric: string;
-  /** 0–1. */
-  accuracy: number;
-  source: string;
-}
-
-/** Published figures per suite, shown next to the run's own accuracy by question. */
-const REFERENCE_FIGURES: Record<string, ReferenceFigure[]> = {
-  dabench: [
-    {
-      system: 'ReAct agent',
-      model: 'gpt-4-0613',
-      metric: 'by question',
-      accuracy: 0.7872,
-      source: 'InfiAgent-DABench paper (Hu et al., 2024)',
-    },
-    {
-      system: 'Data Interpreter',
-      model: 'gpt-4o',
-      metric: 'accuracy as reported',
-      accuracy: 0.9493,
-      source: 'MetaGPT Data Interpreter paper (Hong et al., 2024)',
-    },
-  ],
-};
+import { referenceTable } from './eval-reference-figures.js';
+import { caseAnchor, caseFailed, caseId, grounded, numberCell, partsCorrect, yesNo } from './eval-report-cells.js';
+import { groundingHeader, groundingSection } from './eval-report-grounding.js';
+import { playbookChoiceHeader, playbookChoiceSection } from './eval-report-playbook-choice.js';
+import { EVAL_REPORT_POLICY, EVAL_REPORT_STYLE } from './eval-report-style.js';
+import { formatCost, formatCount, formatDuration, formatPercent, sortLevels } from './format-eval-numbers.js';
 
 const SLOWEST_SHOWN = 10;
 const STATUSES: CaseStatus[] = ['done', 'time_budget', 'token_budget', 'error'];
 
-const STYLE = `
-:root { color-scheme: light; --ink: #1f2328; --muted: #59636e; --line: #d1d9e0; --soft: #f6f8fa; --good: #1a7f37; --bad: #cf222e; }
-* { box-sizing: border-box; }
-body { margin: 0; color: var(--ink); background: #fff; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
-main { max-width: 64rem; margin: 0 auto; padding: 2rem 1.25rem 4rem; }
-h1 { font-size: 1.7rem; margin: 0 0 .75rem; }
-h2 { font-size: 1.3rem; margin: 2.25rem 0 .5rem; padding-bottom: .25rem; border-bottom: 1px solid var(--line); }
-h3 { font-size: 1.05rem; margin: 1.75rem 0 .4rem; }
-dl.header { display: grid; grid-template-columns: max-content 1fr; gap: .1rem 1rem; font-size: .9rem; }
-dl.header dt { font-weight: 600; color: var(--muted); } dl.header dd { margin: 0; }
-table { border-collapse: collapse; width: 100%; font-size: .88rem; margin: .5rem 0; }
-th, td { border: 1px solid var(--line); padding: .3rem .5rem; text-align: left; vertical-align: top; }
-thead th, tbody th[colspan] { background: var(--soft); }
-td.number { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-table#statuses, table#playbook-choice { width: auto; min-width: 20rem; }
-h3 .note { font-weight: 400; }
-tr.this-run { font-weight: 600; }
-.yes { color: var(--good); font-weight: 600; } .no { color: var(--bad); font-weight: 600; }
-.note { color: var(--muted); font-size: .88rem; }
-code, pre { font: .82rem/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
-td code { white-space: pre-wrap; word-break: break-word; }
-details { margin: .5rem 0 1rem; border: 1px solid var(--line); border-radius: 6px; background: var(--soft); }
-summary { cursor: pointer; padding: .4rem .75rem; font-weight: 600; }
-pre { margin: 0; padding: .75rem; max-height: 40rem; overflow: auto; background: #fff; white-space: pre-wrap; word-break: break-word; }
-`;
-
-/** Nothing loads (not even a font or an image URL) and no script runs, whatever a transcript holds. */
-const POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
-
-/** A case failed when a part was wrong or it did not run to its end. */
-function failed(result: CaseResult): boolean {
-  return !result.correct || result.status !== 'done';
-}
-
-function partsCorrect(result: CaseResult): string {
-  return `${result.parts.filter((part) => part.correct).length}/${result.parts.length}`;
-}
-
-function caseAnchor(id: string): string {
-  return escapeHtml(`case-${id}`);
-}
-
-function yesNo(correct: boolean): string {
-  return correct ? '<span class="yes">yes</span>' : '<span class="no">no</span>';
-}
-
-function number(text: string): string {
-  return `<td class="number">${escapeHtml(text)}</td>`;
-}
-
 function accuracyRow(label: string, accuracy: Accuracy): string {
-  return `<tr><th scope="row">${escapeHtml(label)}</th>${number(formatCount(accuracy.cases))}${number(
+  return `<tr><th scope="row">${escapeHtml(label)}</th>${numberCell(formatCount(accuracy.cases))}${numberCell(
     formatPercent(accuracy.byQuestion),
-  )}${number(formatPercent(accuracy.bySubQuestion))}${number(formatPercent(accuracy.proportional))}</tr>`;
+  )}${numberCell(formatPercent(accuracy.bySubQuestion))}${numberCell(formatPercent(accuracy.proportional))}</tr>`;
 }
 
 function accuracyGroup(title: string, rows: Array<[string, Accuracy]>): string {
@@ -136,47 +55,19 @@ ${accuracyGroup('By concept', concepts)}
 function statusTable(summary: EvalSummary): string {
   const rows = STATUSES.map(
     (status) =>
-      `<tr><th scope="row">${escapeHtml(status)}</th>${number(formatCount(summary.statuses[status] ?? 0))}</tr>`,
+      `<tr><th scope="row">${escapeHtml(status)}</th>${numberCell(formatCount(summary.statuses[status] ?? 0))}</tr>`,
   );
   return `<h2>How the cases ended</h2>
 <table id="statuses"><thead><tr><th scope="col">Status</th><th scope="col">Cases</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody></table>`;
 }
 
-function referenceTable(summary: EvalSummary): string {
-  const figures = REFERENCE_FIGURES[summary.suite];
-  if (!figures) return '';
-  const rows = figures.map(
-    (figure) =>
-      `<tr><td>${escapeHtml(figure.system)}</td><td>${escapeHtml(figure.model)}</td>${number(
-        formatPercent(figure.accuracy),
-      )}<td>${escapeHtml(figure.metric)}</td><td>${escapeHtml(figure.source)}</td></tr>`,
-  );
-  const own = `<tr class="this-run"><td>This run (tally)</td><td>${escapeHtml(summary.model)}</td>${number(
-    formatPercent(summary.overall.byQuestion),
-  )}<td>by question</td><td>${formatCount(summary.overall.cases)} cases</td></tr>`;
-  return `<h2>Published figures</h2>
-<table id="reference"><thead><tr><th scope="col">System</th><th scope="col">Model</th><th scope="col">Accuracy</th><th scope="col">Metric</th><th scope="col">Source</th></tr></thead>
-<tbody>${[...rows, own].join('\n')}</tbody></table>
-<p class="note">Published figures are for the whole DABench question set: a run of a subset compares only loosely.</p>`;
-}
-
-/** The case's id, linked to its section below when it failed. */
-function caseId(result: CaseResult): string {
-  return failed(result) ? `<a href="#${caseAnchor(result.id)}">${escapeHtml(result.id)}</a>` : escapeHtml(result.id);
-}
-
-/** A case's share of figures grounded; a dash for a result written before eval measured it. */
-function grounded(result: CaseResult): string {
-  return result.grounding ? formatGrounded(result.grounding) : '—';
-}
-
 function caseRow(result: CaseResult): string {
   return `<tr><td>${caseId(result)}</td><td>${escapeHtml(result.level)}</td><td>${yesNo(result.correct)}</td><td>${escapeHtml(
     result.status,
-  )}</td>${number(partsCorrect(result))}${number(grounded(result))}${number(formatCount(result.tokens.prompt))}${number(
+  )}</td>${numberCell(partsCorrect(result))}${numberCell(grounded(result))}${numberCell(formatCount(result.tokens.prompt))}${numberCell(
     formatCount(result.tokens.completion),
-  )}${number(formatDuration(result.modelMs))}${number(formatDuration(result.wallMs))}${number(formatCost(result.costUsd))}</tr>`;
+  )}${numberCell(formatDuration(result.modelMs))}${numberCell(formatDuration(result.wallMs))}${numberCell(formatCost(result.costUsd))}</tr>`;
 }
 
 const CASE_HEADER = `<thead><tr><th scope="col">Case</th><th scope="col">Level</th><th scope="col">Correct</th><th scope="col">Status</th><th scope="col">Parts</th><th scope="col">Figures grounded</th><th scope="col">Tokens in</th><th scope="col">Tokens out</th><th scope="col">Model time</th><th scope="col">Wall time</th><th scope="col">Cost</th></tr></thead>`;
@@ -184,77 +75,6 @@ const CASE_HEADER = `<thead><tr><th scope="col">Case</th><th scope="col">Level</
 function caseTable(id: string, results: CaseResult[]): string {
   return `<table id="${id}">${CASE_HEADER}
 <tbody>${results.map(caseRow).join('\n')}</tbody></table>`;
-}
-
-/** The header's line on grounding, for runs that measured it. */
-function groundingHeader(summary: EvalSummary): string {
-  return summary.grounding
-    ? `<dt>Figures grounded</dt><dd>${escapeHtml(formatGrounded(summary.grounding))}</dd>\n`
-    : '';
-}
-
-function groundingSection(summary: EvalSummary, results: CaseResult[]): string {
-  const { grounding } = summary;
-  if (!grounding) return '';
-  const heading = `<h2>Figures grounded</h2>`;
-  if (grounding.figures === 0) return `${heading}\n<p>No case posted a figure.</p>`;
-  const flagged = results.filter((result) => (result.grounding?.ungrounded.length ?? 0) > 0);
-  const rows = flagged.map(
-    (result) =>
-      `<tr><td>${caseId(result)}</td>${number(grounded(result))}<td><code>${escapeHtml(
-        result.grounding?.ungrounded.join(', ') ?? '',
-      )}</code></td></tr>`,
-  );
-  const share = `<p>Of the figures the cases posted in answers and report sections, ${escapeHtml(
-    formatGrounded(grounding),
-  )} were found in a tool result of their thread (or said to be computed from two that were); the others were posted marked ⚠.</p>`;
-  const list =
-    rows.length === 0
-      ? '<p>Every figure posted was found in a tool result.</p>'
-      : `<table id="ungrounded"><thead><tr><th scope="col">Case</th><th scope="col">Figures grounded</th><th scope="col">Not found in any result</th></tr></thead>
-<tbody>${rows.join('\n')}</tbody></table>`;
-  return `${heading}\n${share}\n${list}`;
-}
-
-/** The header's line on the playbook choice, for runs that recorded it. */
-function playbookChoiceHeader(summary: EvalSummary): string {
-  return summary.playbookChoice
-    ? `<dt>Playbook choice</dt><dd>${escapeHtml(formatPlaybookChoice(summary.playbookChoice))}</dd>\n`
-    : '';
-}
-
-function playbookChoiceSection(summary: EvalSummary, results: CaseResult[]): string {
-  const choice = summary.playbookChoice;
-  if (!choice) return '';
-  const rows: Array<[string, string]> = [
-    ['Precision: the right playbook, of all followed', formatPercent(choice.precision)],
-    ['Recall: the right playbook, of all cases that should follow one', formatPercent(choice.recall)],
-    ['The right playbook', formatCount(choice.truePositives)],
-    ['Another playbook than the right one', formatCount(choice.wrong)],
-    ['None, where one fits', formatCount(choice.falseNegatives)],
-    ['A playbook, where none fits', formatCount(choice.falsePositives)],
-    ['None, where none fits', formatCount(choice.trueNegatives)],
-  ];
-  const name = (file: string | null | undefined) => `<code>${escapeHtml(file ?? 'none')}</code>`;
-  const otherwise = results.filter(
-    (result) => result.expectedPlaybook !== undefined && (result.playbook ?? null) !== result.expectedPlaybook,
-  );
-  const list =
-    otherwise.length === 0
-      ? '<p>Every case followed the playbook it should, or none where none fits.</p>'
-      : `<table id="playbook-otherwise"><thead><tr><th scope="col">Case</th><th scope="col">Should follow</th><th scope="col">Followed</th></tr></thead>
-<tbody>${otherwise
-          .map(
-            (result) =>
-              `<tr><td>${caseId(result)}</td><td>${name(result.expectedPlaybook)}</td><td>${name(result.playbook)}</td></tr>`,
-          )
-          .join('\n')}</tbody></table>`;
-  return `<h2>Playbook choice</h2>
-<table id="playbook-choice"><tbody>
-${rows.map(([label, value]) => `<tr><th scope="row">${escapeHtml(label)}</th>${number(value)}</tr>`).join('\n')}
-</tbody></table>
-<p class="note">Over the ${formatCount(choice.cases)} cases that expect a playbook or none (a golden case names its playbook; a DABench question on its own CSV expects none). Not part of the accuracy above, except as the golden cases' playbook part.</p>
-${list}`;
 }
 
 function failedCase(result: CaseResult): string {
@@ -285,16 +105,16 @@ export function renderEvalReport(summary: EvalSummary, results: CaseResult[]): s
   const started = Date.parse(summary.startedAt);
   const tokens = summary.tokens.prompt + summary.tokens.completion;
   const slowest = [...results].sort((a, b) => b.wallMs - a.wallMs).slice(0, SLOWEST_SHOWN);
-  const failures = results.filter(failed);
+  const failures = results.filter(caseFailed);
   const title = `tally eval: ${summary.suite} with ${summary.model}`;
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="${POLICY}">
+<meta http-equiv="Content-Security-Policy" content="${EVAL_REPORT_POLICY}">
 <title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
+<style>${EVAL_REPORT_STYLE}</style>
 </head>
 <body>
 <main>

@@ -1,30 +1,21 @@
 /**
  * The `LlmClient` port over the `openai` package, for any OpenAI-compatible endpoint (OpenAI,
  * DeepSeek, Ollama, vLLM, llama.cpp server): chat completions, and embeddings when an embedding
- * model is configured.
+ * model is configured. Requests are built in `openai-wire.ts`.
  *
- * The retry policy is ours, not the SDK's (its own retries are off): 429, 408, 409, 5xx and failed
- * connections are retried with exponential backoff, honouring `retry-after-ms` / `Retry-After` up to
- * `maxRetryDelayMs`. Timeouts are not retried (a slow model stays slow; LLM_TIMEOUT_MS is the knob),
- * and nothing is retried once the caller's signal fires. Every SDK error is translated here into an
- * `AppError` from `src/base/errors.ts`.
+ * The retry policy is ours, not the SDK's (its own retries are off): what `translate-openai-error.ts`
+ * calls retryable (429, 408, 409, 5xx, failed connections) is retried after the wait `retry-delay.ts`
+ * works out, exponential backoff or `retry-after-ms` / `Retry-After` up to `maxRetryDelayMs`. Timeouts
+ * are not retried (a slow model stays slow; LLM_TIMEOUT_MS is the knob), and nothing is retried once the
+ * caller's signal fires. Every SDK error leaves this client as an `AppError` from `src/base/errors.ts`.
  */
 import OpenAI from 'openai';
-import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import {
-  type AppError,
-  LlmAuthError,
-  LlmCancelledError,
-  LlmRateLimitedError,
-  LlmRequestError,
-  LlmResponseInvalidError,
-  LlmTimeoutError,
-  LlmToolsUnsupportedError,
-  LlmUnavailableError,
-} from '../base/errors.js';
+import { LlmCancelledError, LlmTimeoutError } from '../base/errors.js';
 import type { Logger } from '../base/logger.js';
 import type { Completion, CompletionRequest, LlmClient } from '../ports/llm.js';
-import { toCompletion, toVectors, toWireMessage, toWireTool } from './openai-wire.js';
+import { toChatRequest, toCompletion, toVectors } from './openai-wire.js';
+import { delayBeforeRetry, sleep } from './retry-delay.js';
+import { retriesExhaustedError, type TranslatedFailure, translateOpenAiError } from './translate-openai-error.js';
 
 /** The key sent to endpoints that need none (Ollama, llama.cpp, most vLLM set-ups). */
 export const PLACEHOLDER_API_KEY = 'not-needed';
@@ -61,17 +52,11 @@ interface Call<Result> {
 }
 
 /** How one attempt ended; failures are classified before deciding whether to retry. */
-type Outcome<Result> = { kind: 'done'; result: Result } | Failure;
-
-type Failure =
+type Outcome<Result> =
+  | { kind: 'done'; result: Result }
   | { kind: 'cancelled'; cause: unknown }
   | { kind: 'timeout' }
-  | { kind: 'final'; error: AppError }
-  | { kind: 'retryable'; status: number | undefined; reason: string; retryAfterMs: number | undefined; cause: unknown };
-
-const TOOLS_MENTIONED = /\btools?\b|tool[ _-]?choice|function[ _-]?call/i;
-const NOT_SUPPORTED =
-  /not support|n't support|unsupported|not enabled|--jinja|--enable-auto-tool-choice|--tool-call-parser/i;
+  | TranslatedFailure;
 
 export class OpenAiLlmClient implements LlmClient {
   readonly model: string;
@@ -117,7 +102,7 @@ export class OpenAiLlmClient implements LlmClient {
 
   async complete(request: CompletionRequest): Promise<Completion> {
     const model = request.params?.model ?? this.model;
-    const body = this.#body(request, model);
+    const body = toChatRequest(request, model);
     const completion = await this.#send(
       {
         model,
@@ -158,8 +143,11 @@ export class OpenAiLlmClient implements LlmClient {
       if (outcome.kind === 'cancelled') throw new LlmCancelledError(outcome.cause);
       if (outcome.kind === 'timeout') throw new LlmTimeoutError(this.#endpoint, this.#timeoutMs);
       if (outcome.kind === 'final') throw outcome.error;
-      if (attempt >= attempts) throw this.#exhausted(outcome, attempts);
-      const delayMs = this.#delayBefore(attempt, outcome.retryAfterMs);
+      if (attempt >= attempts) throw retriesExhaustedError(this.#endpoint, outcome, attempts);
+      const delayMs = delayBeforeRetry(attempt, outcome.retryAfterMs, {
+        retryDelayMs: this.#retryDelayMs,
+        maxRetryDelayMs: this.#maxRetryDelayMs,
+      });
       this.#logger?.warn(
         { model: call.model, attempt, status: outcome.status, reason: outcome.reason, delayMs },
         'model request failed; retrying',
@@ -168,18 +156,6 @@ export class OpenAiLlmClient implements LlmClient {
         throw new LlmCancelledError(reason);
       });
     }
-  }
-
-  #body(request: CompletionRequest, model: string): ChatCompletionCreateParamsNonStreaming {
-    const params = request.params ?? {};
-    return {
-      model,
-      messages: request.messages.map(toWireMessage),
-      ...(request.tools && request.tools.length > 0 ? { tools: request.tools.map(toWireTool) } : {}),
-      ...(params.temperature === undefined ? {} : { temperature: params.temperature }),
-      // `max_tokens` rather than `max_completion_tokens`: the one every compatible server knows.
-      ...(params.maxTokens === undefined ? {} : { max_tokens: params.maxTokens }),
-    };
   }
 
   /** One request under its own time limit; resolves to the result or to a classified failure. */
@@ -214,87 +190,17 @@ export class OpenAiLlmClient implements LlmClient {
       // The signals decide first: the SDK reports both aborts and its own timeout in several shapes.
       if (caller?.aborted) return { kind: 'cancelled', cause: caller.reason };
       if (timedOut.value || error instanceof OpenAI.APIConnectionTimeoutError) return { kind: 'timeout' };
-      return this.#classify(error, call);
+      return translateOpenAiError(error, {
+        endpoint: this.#endpoint,
+        apiKey: this.#apiKey,
+        model: call.model,
+        withTools: call.withTools,
+      });
     } finally {
       clearTimeout(timer);
       caller?.removeEventListener('abort', onCallerAbort);
     }
   }
-
-  #classify(error: unknown, call: Call<unknown>): Failure {
-    if (error instanceof OpenAI.APIConnectionError) {
-      const reason = `cannot connect (${describeCause(error)})`;
-      return { kind: 'retryable', status: undefined, reason, retryAfterMs: undefined, cause: error };
-    }
-    if (!(error instanceof OpenAI.APIError) || error.status === undefined) {
-      const problem = error instanceof Error ? error.message : String(error);
-      return { kind: 'final', error: new LlmResponseInvalidError(this.#endpoint, problem) };
-    }
-    const status = error.status;
-    const message = this.#scrub(serverMessage(error));
-    // Some servers echo the key in their messages; such an SDK error must not travel on as a cause.
-    const cause = this.#apiKey && error.message.includes(this.#apiKey) ? undefined : error;
-    if (call.withTools && TOOLS_MENTIONED.test(message) && NOT_SUPPORTED.test(message) && status !== 429) {
-      return { kind: 'final', error: new LlmToolsUnsupportedError(this.#endpoint, call.model, message, cause) };
-    }
-    if (status === 401 || status === 403) {
-      return { kind: 'final', error: new LlmAuthError(this.#endpoint, status, message, cause) };
-    }
-    const retryAfterMs = retryAfter(error.headers);
-    const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
-    if (retryable && error.headers?.get('x-should-retry') !== 'false') {
-      return { kind: 'retryable', status, reason: `HTTP ${status}: ${message}`, retryAfterMs, cause };
-    }
-    if (status === 429) {
-      return { kind: 'final', error: new LlmRateLimitedError(this.#endpoint, 1, retryAfterMs, cause) };
-    }
-    if (status >= 500) {
-      return { kind: 'final', error: new LlmUnavailableError(this.#endpoint, 1, `HTTP ${status}: ${message}`, cause) };
-    }
-    return { kind: 'final', error: new LlmRequestError(this.#endpoint, status, message, cause) };
-  }
-
-  #scrub(text: string): string {
-    return this.#apiKey ? text.replaceAll(this.#apiKey, '[redacted]') : text;
-  }
-
-  #exhausted(failure: Extract<Failure, { kind: 'retryable' }>, attempts: number): AppError {
-    if (failure.status === 429) {
-      return new LlmRateLimitedError(this.#endpoint, attempts, failure.retryAfterMs, failure.cause);
-    }
-    return new LlmUnavailableError(this.#endpoint, attempts, failure.reason, failure.cause);
-  }
-
-  /** Retry-After when the server gave one, else exponential backoff with jitter; both capped. */
-  #delayBefore(attempt: number, retryAfterMs: number | undefined): number {
-    if (retryAfterMs !== undefined) return Math.min(retryAfterMs, this.#maxRetryDelayMs);
-    const backoff = this.#retryDelayMs * 2 ** (attempt - 1);
-    return Math.round(Math.min(backoff * (0.75 + Math.random() * 0.25), this.#maxRetryDelayMs));
-  }
-}
-
-/** The server's own words: `error.message` from the body, else the SDK's summary. */
-function serverMessage(error: InstanceType<typeof OpenAI.APIError>): string {
-  const body = error.error as { message?: unknown } | undefined;
-  if (body && typeof body.message === 'string' && body.message.length > 0) return body.message;
-  return error.message.replace(/^\d{3}\s+/, '') || 'no message';
-}
-
-function describeCause(error: Error): string {
-  const cause = error.cause as (Error & { code?: string; cause?: Error & { code?: string } }) | undefined;
-  return cause?.cause?.code ?? cause?.code ?? cause?.cause?.message ?? cause?.message ?? error.message;
-}
-
-/** `retry-after-ms` (milliseconds) or `Retry-After` (seconds or an HTTP date), in milliseconds. */
-export function retryAfter(headers: Headers | undefined, now = Date.now()): number | undefined {
-  const milliseconds = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
-  if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds;
-  const value = headers?.get('retry-after');
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 function displayUrl(url: string): string {
@@ -306,22 +212,4 @@ function displayUrl(url: string): string {
   } catch {
     return url;
   }
-}
-
-function sleep(delayMs: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, delayMs);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -1,11 +1,28 @@
 /**
- * Between tally's LLM port and the OpenAI wire format: messages and tools out, completions and
- * embedding vectors in, tolerant of the ways compatible servers differ.
+ * Between tally's LLM port and the OpenAI wire format: chat requests (messages, tools, parameters) out,
+ * completions and embedding vectors in, tolerant of the ways compatible servers differ.
  */
-import type { ChatCompletion, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
 import type { CreateEmbeddingResponse } from 'openai/resources/embeddings';
 import { LlmResponseInvalidError } from '../base/errors.js';
-import type { ChatMessage, Completion, ToolCall, ToolSpec } from '../ports/llm.js';
+import type { ChatMessage, Completion, CompletionRequest, ToolCall, ToolSpec } from '../ports/llm.js';
+
+/** The chat completion request for `model`; tools and parameters only when the request has them. */
+export function toChatRequest(request: CompletionRequest, model: string): ChatCompletionCreateParamsNonStreaming {
+  const params = request.params ?? {};
+  return {
+    model,
+    messages: request.messages.map(toWireMessage),
+    ...(request.tools && request.tools.length > 0 ? { tools: request.tools.map(toWireTool) } : {}),
+    ...(params.temperature === undefined ? {} : { temperature: params.temperature }),
+    // `max_tokens` rather than `max_completion_tokens`: the one every compatible server knows.
+    ...(params.maxTokens === undefined ? {} : { max_tokens: params.maxTokens }),
+  };
+}
 
 export function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {
   switch (message.role) {

@@ -3,7 +3,7 @@ import type { LlmSettings } from '../../src/base/config.js';
 import { LlmCancelledError, LlmNotConfiguredError } from '../../src/base/errors.js';
 import { createLogger } from '../../src/base/logger.js';
 import { createLlmClient, modelForStage } from '../../src/llm/create-llm-client.js';
-import { retryAfter } from '../../src/llm/openai-llm-client.js';
+import { retryAfter } from '../../src/llm/retry-delay.js';
 
 const settings: LlmSettings = {
   baseUrl: undefined,

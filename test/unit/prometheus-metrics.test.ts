@@ -3,7 +3,8 @@
  * parser of the text format (parse-prometheus-text-format), never by matching our own strings.
  */
 import { describe, expect, it } from 'vitest';
-import { type KernelStats, PrometheusMetrics } from '../../src/ops/prometheus-metrics.js';
+import { PrometheusMetrics } from '../../src/ops/prometheus-metrics.js';
+import type { KernelStats } from '../../src/ops/scrape-time-metrics.js';
 import { type ParsedFamily, parseExposition, parseStrict, samples, sampleValue } from '../support/prometheus-text.js';
 
 async function parse(metrics: PrometheusMetrics): Promise<ParsedFamily[]> {

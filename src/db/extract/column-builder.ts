@@ -6,7 +6,8 @@
  * exactly as it encodes rows from any other source.
  */
 import type { ColumnEncoding } from '../column-kind.js';
-import { type Encoded, type EncodeOptions, encodeColumn } from './encode-chunk.js';
+import { type EncodeOptions, encodeColumn } from './encode-chunk.js';
+import type { Encoded } from './encoded-column.js';
 
 export abstract class ColumnBuilder {
   rows = 0;

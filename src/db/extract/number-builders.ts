@@ -5,7 +5,7 @@
 
 import { ColumnBuilder, MaskedBuilder } from './column-builder.js';
 import { bytesOf, microsToText, parseMicros, parseNumber } from './column-bytes.js';
-import type { Encoded } from './encode-chunk.js';
+import type { Encoded } from './encoded-column.js';
 import { NotThisKind, parseDateTime, parseTime } from './parse-temporal.js';
 
 /** `f8`: FLOAT, DOUBLE, and DECIMAL unless exact. */

@@ -7,7 +7,8 @@
 import { ByteDictionary } from './byte-dictionary.js';
 import { ColumnBuilder } from './column-builder.js';
 import { ByteSink, bytesOf } from './column-bytes.js';
-import { type Encoded, encodeColumn } from './encode-chunk.js';
+import { encodeColumn } from './encode-chunk.js';
+import type { Encoded } from './encoded-column.js';
 
 /** Past this many distinct values in the first rows, text is stored row by row instead of in a dictionary. */
 const SAMPLE_ROWS = 1024;

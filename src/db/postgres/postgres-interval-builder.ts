@@ -5,7 +5,7 @@
  */
 import { MaskedBuilder } from '../extract/column-builder.js';
 import { bytesOf } from '../extract/column-bytes.js';
-import type { Encoded } from '../extract/encode-chunk.js';
+import type { Encoded } from '../extract/encoded-column.js';
 
 /** IntervalStyle `postgres`: `[-]N days [-]HH:MM:SS[.ffffff]`, either part optional. */
 const INTERVAL = /^(?:(-?\d+) days? ?)?(?:([+-])?(\d+):(\d{2}):(\d{2})(?:\.(\d{1,6}))?)?$/;

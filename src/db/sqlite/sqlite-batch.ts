@@ -7,13 +7,8 @@
  * encoding the rows themselves would give.
  */
 import type { ColumnEncoding } from '../column-kind.js';
-import {
-  type Encoded,
-  type EncodedChunk,
-  type EncodeOptions,
-  encodeColumn,
-  packChunk,
-} from '../extract/encode-chunk.js';
+import { type EncodedChunk, type EncodeOptions, encodeColumn, packChunk } from '../extract/encode-chunk.js';
+import type { Encoded } from '../extract/encoded-column.js';
 
 /** One column of a batch: numbers (0 under a NULL, `nulls` 1 there) or the driver's values. */
 export type SqliteColumn = { numbers: Float64Array; nulls?: Uint8Array } | { values: unknown[] };
