@@ -1,36 +1,34 @@
 /**
- * One turn of the agent: triage (answerable? ambiguous? out of scope?), an optional plan, then the
- * tool loop that does the work, and what the thread is told at the end. Speaks only through posts.
+ * The agent and one turn of it: the request's context (schema, shared files, knowledge), then the request opened
+ * (open-request.ts: triage, playbook, plan) or a paused call resumed (resume-paused-call.ts), then the tool loop
+ * that does the work, and what the thread is told at the end. Speaks only through posts.
  */
 import type { Logger } from '../base/logger.js';
-import type { Reader } from '../ports/access.js';
-import type { Post } from '../ports/chat.js';
 import type { Database } from '../ports/database.js';
 import type { Knowledge, KnowledgePiece } from '../ports/knowledge.js';
 import type { CompletionParams, LlmClient } from '../ports/llm.js';
-import type { Kernel } from '../ports/sandbox.js';
-import { type ApprovalDecision, type ApprovalMode, gated, runHeldCall } from './approval.js';
+import { gated } from './approval.js';
 import { fitToBudget } from './context-budget.js';
-import { answerText, type Conversation, type PendingQuestion } from './conversation.js';
-import { type Offer, offersOf } from './derived-offer.js';
+import { offersOf } from './derived-offer.js';
 import { finishTurn, type TurnOutcome } from './finish-turn.js';
-import { followPlaybook, playbookText } from './follow-playbook.js';
+import { playbookText } from './follow-playbook.js';
 import { figureReview } from './grounding/figure-review.js';
 import { DEFAULT_APPROX } from './grounding/ground-figures.js';
 import { keepGiven, keepToolResult } from './grounding/thread-evidence.js';
 import { answerInterruptedCalls } from './interrupted-calls.js';
 import { formatKnowledge, knowledgeFor, relevantKnowledge, topicOf } from './knowledge-prompt.js';
-import type { LogEvent } from './log-event.js';
+import { openRequest } from './open-request.js';
 import type { Playbook } from './playbooks.js';
+import { resumePausedCall } from './resume-paused-call.js';
 import { runToolLoop } from './run-tool-loop.js';
 import { summariseSchema } from './schema-summary.js';
 import type { AgentSettings } from './settings.js';
 import { summariseSharedFiles } from './shared-file-profile.js';
 import { renderPrompt, type Stage, type StagePrompts } from './stage-prompts.js';
 import { afterFailures, afterMs, afterSteps, afterTokens, whenAsked } from './stop-conditions.js';
-import type { AgentTool, ToolContext, Workbench } from './tool.js';
-import { triage } from './triage.js';
+import type { AgentTool, ToolContext } from './tool.js';
 import { planSteps, TurnProgressTracker } from './turn-progress.js';
+import type { TurnRequest } from './turn-request.js';
 import { turnTools } from './turn-tools.js';
 
 export interface AgentOptions {
@@ -59,48 +57,6 @@ export interface AgentOptions {
   /** What the organisation knows about its databases: definitions, joins, verified queries. Default none. */
   knowledge?: Knowledge;
 }
-
-export interface TurnRequest {
-  text: string;
-  /** Who sent the message (the turn's progress is addressed to them). */
-  userId: string;
-  /** The databases this turn may read (the sender's, under the access policy); default the agent's. */
-  databases?: Database[];
-  /**
-   * What the sender may read here, under the access policy: what is derived from data (a saved playbook, a
-   * verified query, knowledge) reaches the turn only when they hold all its thread read. Absent: no policy.
-   */
-  reader?: Reader;
-  /**
-   * Told of each playbook, verified query or derived knowledge piece put before the model in this turn (to record
-   * it, and so the thread holds the grants of what it was given).
-   */
-  onOffered?: (offer: Offer) => Promise<void>;
-  conversation: Conversation;
-  /** The thread's settings, with `approve` resolved (the thread's, or its channel's default). */
-  settings: AgentSettings & { approve: ApprovalMode };
-  kernel: () => Promise<Kernel>;
-  emit: (post: Post) => Promise<void>;
-  record: ToolContext['record'];
-  work: Workbench;
-  log: (event: LogEvent) => Promise<void>;
-  /**
-   * How a paused turn resumes: the review decision as the call's result, or the approval decision;
-   * `continue` goes on with a turn that was interrupted (tally restarted) from its last checkpoint.
-   */
-  resume?: Resume;
-  /** Saves the conversation as it stands; called after every model reply and tool result. */
-  checkpoint?: () => Promise<void>;
-  signal: AbortSignal;
-}
-
-/** How the thread is told a request is out of scope (triage found the data cannot answer it). */
-export const OUT_OF_SCOPE_TEXT = "I can't answer that from the data I have";
-
-export type Resume =
-  | { kind: 'review'; result: string }
-  | ({ kind: 'approval' } & ApprovalDecision)
-  | { kind: 'continue' };
 
 export class Agent {
   constructor(private readonly options: AgentOptions) {}
@@ -175,10 +131,18 @@ export class Agent {
       plan = conversation.inTurn.plan;
       answerInterruptedCalls(conversation.messages);
     } else if (pending?.kind === 'review' || pending?.kind === 'approval' || pending?.kind === 'tool') {
-      const content = await this.resume(pending, request, context);
+      const toolNamed = (name: string) => this.tools(settings, '').find((candidate) => candidate.name === name);
+      const content = await resumePausedCall(pending, request, context, toolNamed);
       conversation.messages.push({ role: 'tool', toolCallId: pending.callId, content });
     } else {
-      const opened = await this.open(request, pending, schema);
+      const opened = await openRequest(request, pending, schema, {
+        llm: this.options.llm,
+        prompts: this.options.prompts,
+        logger: this.options.logger,
+        playbooks: this.options.playbooks ?? [],
+        databases: this.options.databases,
+        params: (stage) => this.params(stage, settings),
+      });
       if (typeof opened === 'string') return opened;
       ({ plan, playbook } = opened);
       if (plan) conversation.plan = { text: plan, steps: [] };
@@ -252,114 +216,6 @@ export class Agent {
     });
     delete conversation.inTurn;
     return finishTurn(result, conversation, emit);
-  }
-
-  /**
-   * Starts work on a request (or on a request whose triage question was just answered): triage,
-   * the playbook to follow, the plan. Returns the outcome when the turn ends here.
-   */
-  private async open(
-    request: TurnRequest,
-    pending: Extract<PendingQuestion, { kind: 'triage' }> | undefined,
-    schema: string,
-  ): Promise<TurnOutcome | { plan: string; playbook: string; notice?: string }> {
-    const { conversation, settings, emit } = request;
-    let plan = '';
-    const text = pending
-      ? `${pending.request}\n\n(Asked "${pending.text}", the user answered: ${answerText(pending, request.text)})`
-      : request.text;
-    // A clarified request was triaged before its question; it is ranked and planned like any other.
-    let multiStep = pending?.multiStep ?? false;
-    if (!pending) {
-      const decision = await triage({
-        llm: this.options.llm,
-        prompt: this.options.prompts.triage,
-        params: this.params('triage', settings),
-        schema,
-        request: text,
-        signal: request.signal,
-        logger: this.options.logger,
-      });
-      if (decision.verdict === 'ambiguous' && decision.question) {
-        const choices = decision.choices ? { choices: decision.choices } : {};
-        conversation.pending = {
-          kind: 'triage',
-          request: text,
-          text: decision.question,
-          ...choices,
-          ...(decision.multi_step ? { multiStep: true } : {}),
-        };
-        await emit({ kind: 'question', text: decision.question, ...choices });
-        return 'asked';
-      }
-      if (decision.verdict === 'out_of_scope') {
-        const tables = (request.databases ?? this.options.databases).map((database) => database.name).join(', ');
-        await emit({
-          kind: 'text',
-          markdown: `${OUT_OF_SCOPE_TEXT}: ${decision.reason ?? 'it is not in these databases'}.\n\nWhat I can see (${tables}):\n${schema}`,
-        });
-        return 'out_of_scope';
-      }
-      multiStep = decision.multi_step ?? false;
-    }
-    const { playbook, notice } = await followPlaybook(text, conversation, request, {
-      playbooks: this.options.playbooks ?? [],
-      databases: this.options.databases,
-      ...(this.options.llm.embed ? { embed: this.options.llm.embed } : {}),
-      logger: this.options.logger,
-    });
-    if (settings.decompose === 'on' || (settings.decompose === 'auto' && multiStep)) {
-      plan = await this.plan(text, schema, playbook, settings, request.signal);
-      await request.log({ kind: 'post', post: 'text', text: `Plan:\n${plan}` });
-    }
-    conversation.request = text;
-    await request.log({ kind: 'request', text });
-    conversation.messages.push({ role: 'user', content: text });
-    return { plan, playbook, ...(notice ? { notice } : {}) };
-  }
-
-  /** The result of the call a paused turn waited on: the answer, the review decision, or the approved cell's run. */
-  private async resume(
-    pending: Exclude<PendingQuestion, { kind: 'triage' }>,
-    request: TurnRequest,
-    context: ToolContext,
-  ): Promise<string> {
-    if (pending.kind === 'tool') return `The user answered: ${answerText(pending, request.text)}`;
-    const resume = request.resume;
-    if (pending.kind === 'review') {
-      return resume?.kind === 'review'
-        ? resume.result
-        : `The section is still waiting for review. The user said: ${request.text}`;
-    }
-    const tool = this.tools(request.settings, '').find((candidate) => candidate.name === pending.tool);
-    // A reply that is no decision skips the cell and reaches the model as the user's words.
-    const decision = resume?.kind === 'approval' ? resume : { decision: 'skip' as const, user: '', note: request.text };
-    const content = await runHeldCall(pending, decision, tool, { ...context, callId: pending.callId }, request.log);
-    keepToolResult(
-      request.conversation,
-      { id: pending.callId, name: pending.tool, arguments: pending.arguments },
-      content,
-    );
-    return content;
-  }
-
-  private async plan(
-    request: string,
-    schema: string,
-    playbook: string,
-    settings: AgentSettings,
-    signal: AbortSignal,
-  ): Promise<string> {
-    const prompt = this.options.prompts.plan;
-    const completion = await this.options.llm.complete({
-      messages: [
-        { role: 'system', content: renderPrompt(prompt.template, { schema, playbook }) },
-        { role: 'user', content: request },
-      ],
-      params: this.params('plan', settings),
-      signal,
-    });
-    return completion.message.content?.trim() ?? '';
   }
 
   private tools(settings: AgentSettings, schema: string, known: KnowledgePiece[] = []): AgentTool[] {

@@ -3,7 +3,7 @@
  * how the drive of the thread ended and what the thread was last shown; the sections with their
  * status, the files written, and what the run used (tool calls, tokens, time).
  */
-import { OUT_OF_SCOPE_TEXT } from '../agent/agent.js';
+import { OUT_OF_SCOPE_TEXT } from '../agent/open-request.js';
 import { NOT_GRANTED_TEXT } from '../ports/access.js';
 import type { Post } from '../ports/chat.js';
 import type { SectionStatus } from '../report/report.js';

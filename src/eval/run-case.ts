@@ -7,8 +7,8 @@
 import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { OUT_OF_SCOPE_TEXT } from '../agent/agent.js';
 import type { LogEntry } from '../agent/log-event.js';
+import { OUT_OF_SCOPE_TEXT } from '../agent/open-request.js';
 import type { Inbound, Post, SharedFile, ThreadKey } from '../ports/chat.js';
 import type { Store } from '../ports/store.js';
 import { ReportBook } from '../report/report-book.js';

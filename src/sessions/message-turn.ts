@@ -1,16 +1,18 @@
 /**
  * One inbound message's turn in its thread: the session is loaded, the message logged, chat
- * commands, review and approval decisions handled, code the user runs themselves run, and the agent
- * run for everything else; the session is saved as the turn goes (after every tool call) and at its
- * end. A turn that was interrupted (tally died or was stopped meanwhile) goes on from the last save.
+ * commands, review and approval decisions handled (dispatch-message.ts), shared files taken
+ * (take-shared-files.ts), code the user runs themselves run, and the agent run for everything else,
+ * with the thread's kernel held for the turn (turn-kernel.ts); the session is saved as the turn goes
+ * (after every tool call) and at its end. A turn that was interrupted (tally died or was stopped
+ * meanwhile) goes on from the last save.
  */
-import type { Agent, Resume } from '../agent/agent.js';
+import type { Agent } from '../agent/agent.js';
 import type { ApprovalMode } from '../agent/approval.js';
 import { emptyConversation } from '../agent/conversation.js';
 import { widenGrants } from '../agent/derived-access.js';
 import type { Offer } from '../agent/derived-offer.js';
 import { keepEvidence, keepParameters } from '../agent/grounding/thread-evidence.js';
-import { describeSettings, parseSetCommand } from '../agent/settings.js';
+import type { Resume } from '../agent/turn-request.js';
 import type { Logger } from '../base/logger.js';
 import type { AccessControl, Reader } from '../ports/access.js';
 import { type AuditTrail, NO_AUDIT } from '../ports/audit.js';
@@ -18,28 +20,21 @@ import { type Budgets, budgetRefusal } from '../ports/budget.js';
 import type { Inbound, Post, ThreadKey } from '../ports/chat.js';
 import { type Clock, SYSTEM_CLOCK } from '../ports/clock.js';
 import type { Database } from '../ports/database.js';
-import type { Kernel } from '../ports/sandbox.js';
 import type { Store } from '../ports/store.js';
 import { ReportBook } from '../report/report-book.js';
-import { profileSharedFile } from './profile-shared-file.js';
-import { decideQueryProposal, type QueryProposalOptions } from './query-proposals.js';
-import {
-  decidePlaybook,
-  draftPlaybookFromReport,
-  exportThreadReport,
-  type ReportCommandOptions,
-} from './report-commands.js';
-import { feedbackTarget, handleApproval, handleReview } from './review-desk.js';
+import { dispatchMessage } from './dispatch-message.js';
+import type { QueryProposalOptions } from './query-proposals.js';
+import type { ReportCommandOptions } from './report-commands.js';
 import { userSessionsKey } from './session-directory.js';
 import type { SessionKernels } from './session-kernel.js';
 import { postEvent, SESSIONS_LIST, SessionLog } from './session-log.js';
 import { newSession, type SessionRecord, sessionKey } from './session-record.js';
 import { sessionWorkbench } from './session-workbench.js';
-import { receiveFiles } from './shared-files.js';
-import { parseThreadCommand } from './thread-command.js';
-import { DONE, type Handled, isReviewer, type ThreadContext } from './thread-context.js';
+import { takeSharedFiles } from './take-shared-files.js';
+import type { Handled, ThreadContext } from './thread-context.js';
 import { offeredEvent } from './thread-derivation.js';
 import { actorOf } from './turn-actor.js';
+import { turnKernel } from './turn-kernel.js';
 import { findUserCode } from './user-code.js';
 import { runUserCode } from './user-code-run.js';
 
@@ -78,11 +73,6 @@ export class TurnInterruptedError extends Error {
 }
 
 export const RESTARTED_TEXT = 'tally restarted while working on this; continuing.';
-
-function queuedText(ahead: number): string {
-  const place = ahead === 0 ? 'you are next' : `${ahead} ${ahead === 1 ? 'thread is' : 'threads are'} ahead of you`;
-  return `Starting your session's kernel: many threads started at once, ${place}.`;
-}
 
 export class MessageTurns {
   private readonly audit: AuditTrail;
@@ -153,7 +143,7 @@ export class MessageTurns {
       const handled: Handled =
         interrupted && session.conversation.inTurn
           ? { kind: 'resume', resume: { kind: 'continue' } }
-          : await this.dispatch(thread);
+          : await dispatchMessage(thread, this.options);
       if (handled.kind !== 'done' && (interrupted || (await this.withinBudget(thread)))) {
         if (handled.kind === 'request') session.request ??= handled.text;
         await this.work(thread, handled, controller);
@@ -211,68 +201,6 @@ export class MessageTurns {
     return false;
   }
 
-  /** Settings, report commands and decisions; what is left is work for the agent or the kernel. */
-  private async dispatch(thread: ThreadContext): Promise<Handled> {
-    const { inbound, session, emit } = thread;
-    const set = parseSetCommand(inbound.text, session.settings);
-    if (set && !inbound.action) {
-      if ('error' in set) await emit({ kind: 'error', text: set.error });
-      else {
-        session.settings = set.settings;
-        await emit({ kind: 'text', markdown: `Settings: ${describeSettings(session.settings)}` });
-      }
-      return DONE;
-    }
-    const command = parseThreadCommand(inbound);
-    const pending = session.conversation.pending;
-    if (command?.kind === 'export') return exportThreadReport(thread, this.options);
-    if (command?.kind === 'save-playbook') return draftPlaybookFromReport(thread, this.options, command.title);
-    if (command?.kind === 'reset') {
-      await this.options.kernels.reset(inbound.threadKey);
-      session.conversation.work = { cells: [], figures: [] };
-      delete session.conversation.files;
-      session.conversation.messages.push({
-        role: 'user',
-        content: '[The kernel was reset: variables, DataFrames and shared files from before are gone.]',
-      });
-      await emit({
-        kind: 'text',
-        markdown: 'Fresh kernel: the variables and files from before are gone. The conversation and the report stay.',
-      });
-      return DONE;
-    }
-    if (command?.kind === 'review') {
-      const waiting = !command.section && !feedbackTarget(thread);
-      if (command.section === 'query' || (waiting && session.queryProposal && !session.playbookDraft))
-        return decideQueryProposal(thread, this.options, command.action);
-      const forPlaybook = command.section === 'playbook' || (waiting && session.playbookDraft);
-      return forPlaybook
-        ? decidePlaybook(thread, this.options, command.action)
-        : handleReview(thread, command, this.options);
-    }
-    if (pending?.kind === 'approval' && (command?.kind === 'approval' || !findUserCode(inbound.text))) {
-      // A reply that is not a decision skips the cell and reaches the model as the user's words.
-      return handleApproval(thread, pending, command?.kind === 'approval' ? command : undefined);
-    }
-    if (command?.kind === 'approval') {
-      await emit({ kind: 'text', markdown: 'No cell is waiting for approval.' });
-      return DONE;
-    }
-    const target = feedbackTarget(thread);
-    if (target && !findUserCode(inbound.text)) {
-      if (!isReviewer(thread)) {
-        await emit({
-          kind: 'notice',
-          userId: inbound.user.id,
-          text: `This thread is waiting for a review of ${target.section} by the person who started it or a reviewer.`,
-        });
-        return DONE;
-      }
-      return handleReview(thread, { kind: 'review', action: 'revise', ...target, feedback: inbound.text });
-    }
-    return { kind: 'request', text: inbound.text };
-  }
-
   /** Runs the agent (a request, or a paused turn resuming) or the user's own code. */
   private async work(
     thread: ThreadContext,
@@ -282,27 +210,12 @@ export class MessageTurns {
     const { inbound, session, emit } = thread;
     const { threadKey } = inbound;
     const work = sessionWorkbench({ book: thread.book, conversation: session.conversation, log: thread.log });
-    // The turn holds its kernel, so it is not parked for another thread while the turn works with it.
-    const held = new Map<Kernel, () => void>();
-    let toldQueued = false;
-    const kernel = async () => {
-      const restored = await this.options.kernels.acquire(threadKey, {
-        databases: thread.databases,
-        onQueued: (ahead) => {
-          if (toldQueued) return;
-          toldQueued = true;
-          void emit({ kind: 'status', text: queuedText(ahead) }).catch(() => {});
-        },
-      });
-      if (!held.has(restored.kernel)) held.set(restored.kernel, restored.kernel.hold());
-      if (restored.replayed + restored.failed > 0) {
-        await emit({
-          kind: 'status',
-          text: `Restored this session's kernel: ${restored.replayed} steps replayed${restored.failed ? `, ${restored.failed} failed` : ''}.`,
-        });
-      }
-      return restored.kernel;
-    };
+    const { kernel, release } = turnKernel({
+      kernels: this.options.kernels,
+      threadKey,
+      databases: thread.databases,
+      emit,
+    });
     const record = async (entry: Parameters<SessionKernels['record']>[1]) => {
       await this.options.kernels.record(threadKey, entry);
     };
@@ -310,32 +223,19 @@ export class MessageTurns {
       let text = handled.kind === 'request' ? handled.text : inbound.text;
       const continuing = handled.kind === 'resume' && handled.resume.kind === 'continue';
       if (inbound.files?.length && !continuing) {
-        const received = await receiveFiles(inbound.files, {
+        const taken = await takeSharedFiles(inbound.files, text, {
           threadKey,
           maxBytes: this.options.maxUploadBytes,
           kernel,
           store: this.options.store,
           record,
           audit: this.audit,
+          conversation: session.conversation,
+          emit,
+          profileFiles: this.options.profileFiles !== false,
         });
-        for (const line of received.refused) await emit({ kind: 'error', text: `Not taken: ${line}` });
-        for (const file of this.options.profileFiles === false ? [] : received.files) {
-          const profile = await profileSharedFile(await kernel(), file);
-          session.conversation.files = [
-            ...(session.conversation.files ?? []).filter((known) => known.path !== profile.path),
-            profile,
-          ];
-        }
-        if (received.delivered.length > 0) {
-          const note = `[Shared files, readable in the kernel: ${received.delivered.join(', ')}]`;
-          if (text.trim() === '') {
-            session.conversation.messages.push({ role: 'user', content: note });
-            await emit({ kind: 'text', markdown: `Got it: ${received.delivered.join(', ')}. Ask me about it.` });
-            return;
-          }
-          text = `${text}\n\n${note}`;
-        }
-        if (text.trim() === '') return;
+        if (taken === undefined) return;
+        text = taken;
       }
       const code = handled.kind === 'request' ? findUserCode(text) : undefined;
       if (code) {
@@ -376,7 +276,7 @@ export class MessageTurns {
       if (controller.signal.reason instanceof TurnInterruptedError) throw controller.signal.reason;
       await emit({ kind: 'text', markdown: 'Stopped. The session and its variables are kept.' });
     } finally {
-      for (const release of held.values()) release();
+      release();
     }
   }
 }

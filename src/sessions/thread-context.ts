@@ -1,5 +1,5 @@
 /** What the handlers of one inbound message share: the session, its report book and log, and the thread. */
-import type { Resume } from '../agent/agent.js';
+import type { Resume } from '../agent/turn-request.js';
 import type { Reader } from '../ports/access.js';
 import type { AuditTrail } from '../ports/audit.js';
 import type { Inbound, Post } from '../ports/chat.js';

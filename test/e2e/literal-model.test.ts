@@ -8,7 +8,7 @@
  * cases score wrong. The difference is the feature, not the scorer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OUT_OF_SCOPE_TEXT } from '../../src/agent/agent.js';
+import { OUT_OF_SCOPE_TEXT } from '../../src/agent/open-request.js';
 import { dabenchCases, loadDabench, selectCases } from '../../src/eval/dabench-suite.js';
 import type { CaseResult } from '../../src/eval/eval-case.js';
 import type { EvalRunOptions } from '../../src/eval/eval-harness.js';
