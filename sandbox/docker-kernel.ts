@@ -3,9 +3,7 @@
  * attached stream. Cells run one at a time; a timeout interrupts the cell and keeps the state;
  * a dead or unresponsive kernel is restarted and its journal of successful cells replayed.
  */
-import type Docker from 'dockerode';
 import { KernelClosedError } from '../src/base/errors.js';
-import type { Logger } from '../src/base/logger.js';
 import type {
   Execution,
   ExecutionError,
@@ -15,55 +13,32 @@ import type {
   RunOptions,
 } from '../src/ports/sandbox.js';
 import { awaitReply, type ReplyOutcome } from './await-reply.js';
-import type { SandboxLimits } from './container-spec.js';
-import { hostFailure, succeeded, toExecution } from './execution.js';
+import { hostFailure, toExecution } from './execution.js';
 import { explainDiskFull } from './explain-disk-full.js';
 import { CANCELLED, deathError, timeoutError, unresponsiveError } from './host-failures.js';
 import { ChannelClosedError, type KernelChannel } from './kernel-channel.js';
-import { type ContainerEnd, KernelContainer } from './kernel-container.js';
+import { KernelJournal, type ReplayTarget } from './kernel-journal.js';
 import { maxReplyBytes, timerMs } from './kernel-limits.js';
 import { resolveAttachment } from './reply-attachment.js';
-import type { Workspace } from './workspace.js';
+import { RestartableContainer, type RestartableContainerOptions } from './restartable-container.js';
 
-export interface DockerKernelOptions {
-  docker: Docker;
-  image: string;
-  instance: string;
-  kernelId: string;
+/** What its containers are made from (see RestartableContainerOptions), and the kernel's own settings. */
+export interface DockerKernelOptions extends RestartableContainerOptions {
   sessionId: string;
-  /** The kernel's folders; the first container is created while they are being made, and started once they exist. */
-  workspace: Workspace;
-  limits: SandboxLimits;
-  /** The container runtime (`runsc`, `runc`, …), resolved by the sandbox. */
-  runtime?: string;
-  /** Import the analysis stack before the first container says "ready" (warm-pool kernels). Default false. */
-  preload?: boolean;
   /** Default per-cell wall-clock limit. */
   cellTimeoutMs: number;
-  /** Default per-stream output cap. */
-  outputLimitBytes: number;
   /** How long an interrupted cell may take to stop before the kernel is killed. Default 2000. */
   interruptGraceMs?: number;
-  /** How long the driver may take to say "ready". Default 60000. */
-  startTimeoutMs?: number;
-  logger: Logger;
   /** Called once the kernel is disposed, so its owner forgets it. */
   onDispose?: (kernel: DockerKernel) => void;
   /** Told how long each cell ran (metrics). */
   onCell?: (durationMs: number) => void;
 }
 
-interface JournalEntry {
-  code: string;
-  timeoutMs: number;
-}
-
-const REPLAY_OUTPUT_LIMIT = 1024;
-
 export class DockerKernel implements Kernel {
   lastActiveAt = Date.now();
   /** Cells that succeeded, each with the time limit it ran under, replayed after a restart. */
-  private readonly journal: JournalEntry[] = [];
+  private readonly journal = new KernelJournal();
   private tail: Promise<unknown> = Promise.resolve();
   private disposed = false;
   private disposal: Promise<void> | undefined;
@@ -71,24 +46,18 @@ export class DockerKernel implements Kernel {
   private queued = 0;
   private holds = 0;
   private session: string;
-
-  /** The current container; recovery replaces it with a fresh one on the same folders. */
-  private container: KernelContainer | undefined;
-  private creating: Promise<KernelContainer> | undefined;
-  /** Aborted by dispose(), so a container being created is not left behind. */
-  private readonly closing = new AbortController();
-  /** Only the first container preloads: a restart replays the journal, which imports what it used. */
-  private preloadNext: boolean;
+  /** Recovery replaces the container with a fresh one on the same folders. */
+  private readonly container: RestartableContainer;
 
   private constructor(private readonly options: DockerKernelOptions) {
     this.session = options.sessionId;
-    this.preloadNext = options.preload ?? false;
+    this.container = new RestartableContainer(options);
   }
 
   static async start(options: DockerKernelOptions): Promise<DockerKernel> {
     const kernel = new DockerKernel(options);
     try {
-      await kernel.startContainer();
+      await kernel.container.start(kernel.session);
     } catch (error) {
       await kernel.dispose();
       throw error;
@@ -102,7 +71,7 @@ export class DockerKernel implements Kernel {
 
   /** The current container's id; it changes when the kernel is restarted. */
   get containerId(): string {
-    return this.container?.id ?? '';
+    return this.container.id;
   }
 
   get workspacePath(): string {
@@ -155,7 +124,7 @@ export class DockerKernel implements Kernel {
   }
 
   async interrupt(): Promise<void> {
-    if (this.running) await this.container?.signal('SIGINT');
+    if (this.running) await this.container.signal('SIGINT');
   }
 
   writeFile(path: string, data: Uint8Array | string): Promise<void> {
@@ -181,10 +150,8 @@ export class DockerKernel implements Kernel {
 
   private async removeEverything(): Promise<void> {
     this.disposed = true;
-    this.closing.abort(new KernelClosedError(this.session));
     // Best effort throughout: disposal runs from timers and shutdown, where a throw would take the process down.
-    await this.creating?.catch(() => {}); // stops early, removing what it made
-    await this.container?.remove();
+    await this.container.close(new KernelClosedError(this.session));
     await this.options.workspace.remove().catch((error: unknown) => {
       this.options.logger.error({ err: error, path: this.workspacePath }, 'could not remove kernel workspace');
     });
@@ -211,36 +178,7 @@ export class DockerKernel implements Kernel {
   }
 
   private get channel(): KernelChannel | undefined {
-    return this.container?.channel;
-  }
-
-  /** Creates a container on the kernel's folders (labelled with the current session) and starts it. */
-  private async startContainer(): Promise<void> {
-    const { docker, image, instance, kernelId, workspace, limits, logger } = this.options;
-    const creating = KernelContainer.create({
-      docker,
-      spec: {
-        image,
-        name: `tally-${instance}-${kernelId}`,
-        instance,
-        kernelId,
-        sessionId: this.session,
-        workHostPath: workspace.workPath,
-        inputsHostPath: workspace.inputsPath,
-        outboxHostPath: workspace.outboxPath,
-        preload: this.preloadNext,
-        limits,
-        ...(this.options.runtime ? { runtime: this.options.runtime } : {}),
-      },
-      beforeStart: workspace.ready,
-      maxLineBytes: maxReplyBytes(this.options.outputLimitBytes),
-      startTimeoutMs: timerMs(this.options.startTimeoutMs ?? 60_000),
-      logger,
-      signal: this.closing.signal,
-    });
-    this.preloadNext = false;
-    this.creating = creating;
-    this.container = await creating;
+    return this.container.channel;
   }
 
   private async execute(code: string, options: RunOptions): Promise<Execution> {
@@ -259,7 +197,7 @@ export class DockerKernel implements Kernel {
       const execution = await this.settle(first, pending, timeoutMs, elapsed);
       if (execution.error) execution.error = await explainDiskFull(execution.error, this.options.workspace);
       if (restartedFirst && !execution.restarted) execution.restarted = restartedFirst;
-      if (!execution.error && options.journal !== false) this.journal.push({ code, timeoutMs });
+      if (!execution.error && options.journal !== false) this.journal.record(code, timeoutMs);
       this.options.onCell?.(execution.durationMs);
       this.options.logger.debug(
         { sessionId: this.session, durationMs: execution.durationMs, error: execution.error?.name },
@@ -299,7 +237,7 @@ export class DockerKernel implements Kernel {
       return { ...hostFailure(deathError(restarted, this.options.limits), elapsed()), restarted };
     }
     const stopped: ExecutionError = outcome.kind === 'timeout' ? timeoutError(timeoutMs) : CANCELLED;
-    await this.container?.signal('SIGINT');
+    await this.container.signal('SIGINT');
     const second = await awaitReply(pending, this.graceMs);
     if (this.disposed) throw new KernelClosedError(this.session);
     if (second.kind === 'reply') {
@@ -321,31 +259,12 @@ export class DockerKernel implements Kernel {
     return { ...hostFailure(unresponsiveError(stopped, restarted), elapsed()), timedOut, restarted };
   }
 
-  /**
-   * Stops the container and starts a fresh one on the same folders, and says how the old one
-   * ended. A fresh container, not a restarted one: Docker's OOMKilled flag covers a container's
-   * whole life, so after one out-of-memory kill every later death would look like another.
-   */
-  private async replaceContainer(): Promise<ContainerEnd> {
-    const old = this.container;
-    const ended = (await old?.stop()) ?? { oomKilled: false };
-    await old?.remove();
-    this.assertOpen();
-    await this.startContainer();
-    return ended;
-  }
-
   /** Starts a fresh interpreter and replays the journal. */
   private async recover(reason: KernelRestart['reason']): Promise<KernelRestart> {
     this.assertOpen();
-    const ended = await this.replaceContainer();
+    const ended = await this.container.replace(this.session);
     this.options.logger.warn({ sessionId: this.session, reason, exitCode: ended.exitCode }, 'restarted kernel');
-    let replayed = 0;
-    for (const entry of this.journal) {
-      const outcome = await this.replay(entry);
-      if (outcome === 'replayed') replayed += 1;
-      else if (outcome === 'reset') replayed = 0; // a fresh interpreter again: what came before is gone
-    }
+    const replayed = await this.journal.replay(this.replayTarget);
     const killedByUs = reason !== 'died';
     return {
       reason,
@@ -357,21 +276,13 @@ export class DockerKernel implements Kernel {
     };
   }
 
-  /**
-   * Replays one journal cell under the time limit it first ran with. A cell that fails or runs over
-   * is counted and the replay goes on; one that kills or hangs the kernel costs a fresh one.
-   */
-  private async replay(entry: JournalEntry): Promise<'replayed' | 'failed' | 'reset'> {
-    const pending = this.request(entry.code, REPLAY_OUTPUT_LIMIT);
-    let outcome = await awaitReply(pending, entry.timeoutMs);
-    if (outcome.kind === 'timeout') {
-      await this.container?.signal('SIGINT');
-      outcome = await awaitReply(pending, this.graceMs);
-    }
-    if (outcome.kind === 'reply') return succeeded(outcome.reply) ? 'replayed' : 'failed';
-    if (outcome.kind === 'lost') return 'failed'; // an over-long reply: the kernel lives on
-    await this.replaceContainer();
-    return 'reset';
+  private get replayTarget(): ReplayTarget {
+    return {
+      request: (code, outputLimitBytes) => this.request(code, outputLimitBytes),
+      interrupt: () => this.container.signal('SIGINT'),
+      replaceContainer: () => this.container.replace(this.session),
+      graceMs: this.graceMs,
+    };
   }
 
   private get graceMs(): number {

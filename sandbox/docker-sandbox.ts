@@ -6,21 +6,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import type Docker from 'dockerode';
-import {
-  KernelStartError,
-  SandboxEngineUnavailableError,
-  SandboxImageMissingError,
-  SandboxWorkspaceHiddenError,
-} from '../src/base/errors.js';
 import type { Logger } from '../src/base/logger.js';
 import type { AcquireOptions, Kernel, Sandbox } from '../src/ports/sandbox.js';
 import type { SandboxLimits } from './container-spec.js';
 import { DockerKernel } from './docker-kernel.js';
-import { engineSeesFolder, type VisibilityProbe } from './engine-visibility.js';
 import { KernelAdmission } from './kernel-admission.js';
-import { LoopFilesystem } from './loop-filesystem.js';
-import { reapOrphans } from './reap-orphans.js';
-import { resolveRuntime } from './sandbox-runtime.js';
+import { prepareSandboxHost, type SandboxHost } from './prepare-sandbox-host.js';
+import { startSessionKernel } from './start-session-kernel.js';
 import { WarmPool } from './warm-pool.js';
 import { Workspace } from './workspace.js';
 
@@ -98,10 +90,11 @@ export class DockerSandbox implements Sandbox {
   private startedCount = 0;
   private sweeper: NodeJS.Timeout | undefined;
   private sweeping: Promise<number> | undefined;
-  private diskMb: number | undefined;
-  private runtimeName = 'runc';
 
-  private constructor(private readonly options: DockerSandboxOptions) {
+  private constructor(
+    private readonly options: DockerSandboxOptions,
+    private readonly host: SandboxHost,
+  ) {
     this.admission = new KernelAdmission({
       maxConcurrentStarts: options.maxConcurrentStarts ?? 2,
       maxKernels: options.maxKernels ?? Number.POSITIVE_INFINITY,
@@ -119,26 +112,7 @@ export class DockerSandbox implements Sandbox {
 
   /** Checks the engine and the image, reaps orphans, and starts filling the warm pool. */
   static async start(options: DockerSandboxOptions): Promise<DockerSandbox> {
-    await options.docker.ping().catch((error: unknown) => {
-      throw new SandboxEngineUnavailableError(describeEndpoint(options.docker), error);
-    });
-    await options.docker
-      .getImage(options.image)
-      .inspect()
-      .catch(() => {
-        throw new SandboxImageMissingError(options.image);
-      });
-    const sandbox = new DockerSandbox(options);
-    const runtime = await resolveRuntime(options.docker, options.runtime ?? 'auto');
-    sandbox.runtimeName = runtime.name;
-    await reapOrphans(options);
-    if (!(await engineSeesFolder(sandbox.visibility, options.workspaceRoot))) {
-      throw new SandboxWorkspaceHiddenError(options.workspaceRoot);
-    }
-    await sandbox.checkDiskQuota();
-    // Said once the sandbox can start, so a start-up that fails says only why.
-    if (runtime.warning) options.logger.warn({ runtime: runtime.name }, runtime.warning);
-    else options.logger.info({ runtime: runtime.name }, 'kernels run under this container runtime');
+    const sandbox = new DockerSandbox(options, await prepareSandboxHost(options));
     sandbox.pool.fill();
     const every = Math.max(1000, Math.min(60_000, Math.floor(options.idleTtlMs / 2)));
     sandbox.sweeper = setInterval(() => {
@@ -155,12 +129,12 @@ export class DockerSandbox implements Sandbox {
 
   /** The container runtime kernels run under (`runsc`, `runc`, …). */
   get runtime(): string {
-    return this.runtimeName;
+    return this.host.runtime;
   }
 
   /** Each session's disk quota in MiB, or undefined where this host cannot enforce one. */
   get diskQuotaMb(): number | undefined {
-    return this.diskMb;
+    return this.host.diskMb;
   }
 
   get warmPool(): WarmPool {
@@ -232,34 +206,17 @@ export class DockerSandbox implements Sandbox {
     return idle.length;
   }
 
-  /**
-   * A kernel for a session: a warm one, else a new one once admission lets it start. A start that
-   * fails for a passing reason goes to the front of the line and tries again.
-   */
-  private async startForSession(sessionId: string, options: AcquireOptions): Promise<DockerKernel> {
-    const attempts = this.options.startAttempts ?? 3;
-    for (let attempt = 1; ; attempt += 1) {
-      const warm = this.pool.take();
-      if (warm) return this.hand(warm, sessionId);
-      const release = await this.admission.admit({
-        ...(attempt === 1 && options.onQueued ? { onQueued: options.onQueued } : {}),
-        front: attempt > 1,
-      });
-      const started = performance.now();
-      try {
-        const pooled = this.pool.take(); // it may have become ready while this waited
-        if (pooled) return this.hand(pooled, sessionId);
-        const kernel = this.hand(await this.startKernel(sessionId), sessionId);
-        this.options.onKernelStart?.(performance.now() - started, true);
-        return kernel;
-      } catch (error) {
-        this.options.onKernelStart?.(performance.now() - started, false);
-        if (!(error instanceof KernelStartError && error.transient) || attempt >= attempts) throw error;
-        this.options.logger.warn({ err: error, sessionId, attempt }, 'kernel start failed; trying again');
-      } finally {
-        release(); // after the kernel counts as live, so the cap never sees it twice or not at all
-      }
-    }
+  /** A kernel for a session: a warm one, else a new one once admission lets it start. */
+  private startForSession(sessionId: string, options: AcquireOptions): Promise<DockerKernel> {
+    return startSessionKernel(sessionId, options, {
+      pool: this.pool,
+      admission: this.admission,
+      startKernel: (id) => this.startKernel(id),
+      hand: (kernel, id) => this.hand(kernel, id),
+      attempts: this.options.startAttempts ?? 3,
+      ...(this.options.onKernelStart ? { onKernelStart: this.options.onKernelStart } : {}),
+      logger: this.options.logger,
+    });
   }
 
   private hand(kernel: DockerKernel, sessionId: string): DockerKernel {
@@ -294,7 +251,7 @@ export class DockerSandbox implements Sandbox {
     const workspace = Workspace.begin(
       this.options.workspaceRoot,
       kernelId,
-      this.diskMb === undefined ? {} : { diskMb: this.diskMb },
+      this.host.diskMb === undefined ? {} : { diskMb: this.host.diskMb },
     );
     const logger = this.options.logger.child({ kernelId });
     try {
@@ -307,7 +264,7 @@ export class DockerSandbox implements Sandbox {
         workspace,
         preload: sessionId === POOL_SESSION,
         limits: this.options.limits,
-        runtime: this.runtimeName,
+        runtime: this.host.runtime,
         cellTimeoutMs: this.options.cellTimeoutMs,
         outputLimitBytes: this.options.outputLimitBytes,
         ...(this.options.interruptGraceMs === undefined ? {} : { interruptGraceMs: this.options.interruptGraceMs }),
@@ -329,34 +286,4 @@ export class DockerSandbox implements Sandbox {
       throw error;
     }
   }
-
-  /**
-   * Tries the disk quota's mechanism once. Where it fails, sessions still start, on plain folders:
-   * a laptop with rootless Docker or Docker Desktop keeps working, and the warning says what is lost
-   * (the per-file limit still holds).
-   */
-  private async checkDiskQuota(): Promise<void> {
-    const diskMb = this.options.diskMb ?? 2048;
-    const failure = await LoopFilesystem.probe(this.options.workspaceRoot, async (inside) => {
-      if (await engineSeesFolder(this.visibility, inside)) return undefined;
-      return `the Docker engine does not see filesystems mounted in ${this.options.workspaceRoot}: mount TALLY_HOME into tally's container with bind propagation rshared (on a shared mount on the host)`;
-    });
-    if (failure === undefined) {
-      this.diskMb = diskMb;
-      return;
-    }
-    this.options.logger.warn(
-      { reason: failure, diskMb },
-      "TALLY_SANDBOX_DISK_MB is not enforced: tally cannot mount a filesystem per session that kernels see (it needs root, loop devices and mkfs.ext4; in a container also CAP_SYS_ADMIN, the host's /dev and shared mount propagation), so workspaces have no total quota",
-    );
-  }
-
-  private get visibility(): VisibilityProbe {
-    return { docker: this.options.docker, image: this.options.image, instance: this.options.instance };
-  }
-}
-
-function describeEndpoint(docker: Docker): string {
-  const modem = docker.modem as { socketPath?: string; host?: string; port?: number };
-  return modem.socketPath ? `unix://${modem.socketPath}` : `tcp://${modem.host}:${modem.port}`;
 }
