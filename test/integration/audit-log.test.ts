@@ -167,7 +167,7 @@ let log;
 let close;
 if (kind === 'sqlite') {
   const { default: Database } = await import('better-sqlite3');
-  const { SqliteAuditLog } = await import('./src/store/sqlite-audit-log.ts.js');
+  const { SqliteAuditLog } = await import('./src/store/sqlite-audit-log.ts');
   const database = new Database(where);
   database.pragma('journal_mode = WAL');
   database.pragma('busy_timeout = 5000');
@@ -175,7 +175,7 @@ if (kind === 'sqlite') {
   close = async () => database.close();
 } else {
   const { createClient } = await import('@redis/client');
-  const { RedisAuditLog } = await import('./src/store/redis-audit-log.ts.js');
+  const { RedisAuditLog } = await import('./src/store/redis-audit-log.ts');
   const client = createClient({ url: where });
   await client.connect();
   log = new RedisAuditLog(client, prefix, (operation) => operation());
