@@ -1,8 +1,9 @@
 /** Tools that look at the databases: list_tables, describe_table, run_sql, load_dataframe. */
 import { z } from 'zod';
 import { AppError } from '../../base/errors.js';
+import type { Database } from '../../ports/database.js';
 import { formatRows, truncateForModel } from '../format-for-model.js';
-import { callOf, defineTool, pickDatabase, type ToolOutcome } from '../tool.js';
+import { callOf, defineTool, pickDatabase, type ToolContext, type ToolOutcome, type WorkCell } from '../tool.js';
 
 const database = z.string().optional().describe('Database name; default: the first configured database.');
 
@@ -64,33 +65,45 @@ export const runSql = defineTool({
   async execute({ sql, database: name, max_rows }, context) {
     const db = pickDatabase(context.databases, name);
     if (typeof db === 'string') return { content: db, failed: true };
-    return modelFacing(async () => {
-      const result = await db.query(sql, { maxRows: max_rows, signal: context.signal });
-      const table = formatRows(
-        result.columns.map((column) => column.name),
-        result.rows,
-      );
-      const more = result.truncated
-        ? `\n(first ${result.rows.length} rows; there are more)`
-        : `\n(${result.rows.length} rows)`;
-      const content = truncateForModel(table + more);
-      await context.work.addCell(
-        {
-          language: 'sql',
-          code: sql,
-          database: db.name,
-          rows: result.rows.length,
-          output: truncateForModel(content, 2000),
-          ...callOf(context),
-        },
-        [],
-        true,
-        context.author,
-      );
-      return { content };
-    });
+    return modelFacing(async () => ({ content: await previewRows(db, sql, { maxRows: max_rows }, context) }));
   },
 });
+
+/**
+ * A preview of a statement's rows, as run_sql and run_verified_query show it: the rows as a table for the model
+ * (at most `maxRows`, saying when there are more), and the cell recorded in the turn's work for the report.
+ */
+export async function previewRows(
+  db: Database,
+  sql: string,
+  options: { maxRows: number; heading?: string; cell?: Partial<WorkCell> },
+  context: ToolContext,
+): Promise<string> {
+  const result = await db.query(sql, { maxRows: options.maxRows, signal: context.signal });
+  const table = formatRows(
+    result.columns.map((column) => column.name),
+    result.rows,
+  );
+  const more = result.truncated
+    ? `\n(first ${result.rows.length} rows; there are more)`
+    : `\n(${result.rows.length} rows)`;
+  const content = truncateForModel(`${options.heading ? `${options.heading}\n` : ''}${table}${more}`);
+  await context.work.addCell(
+    {
+      language: 'sql',
+      code: sql,
+      database: db.name,
+      rows: result.rows.length,
+      output: truncateForModel(content, 2000),
+      ...options.cell,
+      ...callOf(context),
+    },
+    [],
+    true,
+    context.author,
+  );
+  return content;
+}
 
 export const loadDataframe = defineTool({
   name: 'load_dataframe',

@@ -1,9 +1,8 @@
 /** run_verified_query: a query someone verified, run by name from the knowledge store, and said so in the thread. */
 import { z } from 'zod';
 import type { VerifiedQuery } from '../../ports/knowledge.js';
-import { formatRows, truncateForModel } from '../format-for-model.js';
 import { callOf, defineTool, pickDatabase } from '../tool.js';
-import { modelFacing } from './database-tools.js';
+import { modelFacing, previewRows } from './database-tools.js';
 
 export const runVerifiedQuery = defineTool({
   name: 'run_verified_query',
@@ -49,26 +48,7 @@ export const runVerifiedQuery = defineTool({
           context.author,
         );
       } else {
-        const result = await db.query(sql, { maxRows: 200, signal: context.signal });
-        const table = formatRows(
-          result.columns.map((column) => column.name),
-          result.rows,
-        );
-        content = truncateForModel(`Rows of ${label}:\n${table}\n(${result.rows.length} rows)`);
-        await context.work.addCell(
-          {
-            language: 'sql',
-            code: sql,
-            database: db.name,
-            rows: result.rows.length,
-            output: truncateForModel(content, 2000),
-            ...verified,
-            ...callOf(context),
-          },
-          [],
-          true,
-          context.author,
-        );
+        content = await previewRows(db, sql, { maxRows: 200, heading: `Rows of ${label}:`, cell: verified }, context);
       }
       await context.emit({ kind: 'text', markdown: `Using ${label}.` });
       return { content: `${content}\nTell the user the answer uses the verified query "${query.name}".` };
