@@ -3,7 +3,8 @@
  * that name the flag to fix. Error texts never include the SQL, which may hold a password.
  */
 import mysql from 'mysql2/promise';
-import { TelcoError } from './telco-error.js';
+import { connectionError, safeCause } from './connection-error.js';
+import type { TelcoError } from './telco-error.js';
 import type { TelcoTarget } from './telco-target.js';
 
 export type MysqlTarget = Extract<TelcoTarget, { kind: 'mysql' }>;
@@ -11,14 +12,7 @@ export type MysqlTarget = Extract<TelcoTarget, { kind: 'mysql' }>;
 /** How long to wait for the server before calling it unreachable. */
 const CONNECT_TIMEOUT_MS = 5000;
 
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
-
-/** A driver error reduced to code and message: mysql2 errors carry `sql`, which may hold a password. */
-function safeCause(error: unknown): Error {
-  const code = (error as { code?: unknown }).code;
-  const message = error instanceof Error ? error.message : String(error);
-  return Object.assign(new Error(message), typeof code === 'string' ? { code } : {});
-}
+const LOGIN_REFUSED = new Set(['ER_ACCESS_DENIED_ERROR', 'ER_ACCESS_DENIED_NO_PASSWORD_ERROR']);
 
 /**
  * Translates a driver error; `flag` is the option the user should look at, `doing` what failed, and
@@ -31,26 +25,13 @@ export function mysqlError(
   doing: string,
   urlFlag = '--target',
 ): TelcoError {
-  const cause = safeCause(error);
-  const code = (cause as { code?: string }).code ?? 'unknown';
-  const where = `${target.host}:${target.port}`;
-  if (UNREACHABLE.has(code)) {
-    return new TelcoError(
-      'TELCO_DATABASE_UNREACHABLE',
-      `${urlFlag}: no MySQL/MariaDB server answers at ${where} (${code}); start one or fix the host and port in ${urlFlag}`,
-      { details: { host: target.host, port: target.port }, cause },
-    );
-  }
-  if (code === 'ER_ACCESS_DENIED_ERROR' || code === 'ER_ACCESS_DENIED_NO_PASSWORD_ERROR') {
-    return new TelcoError(
-      'TELCO_DATABASE_REFUSED',
-      `${urlFlag}: ${where} refused the login of user '${target.user}'; fix the user and password in ${urlFlag}`,
-      { details: { host: target.host, port: target.port, user: target.user }, cause },
-    );
-  }
-  return new TelcoError('TELCO_DATABASE_REFUSED', `${flag}: ${doing} failed on ${where}: ${cause.message} (${code})`, {
-    details: { host: target.host, port: target.port, code },
-    cause,
+  return connectionError(safeCause(error), {
+    server: 'MySQL/MariaDB',
+    target,
+    flag,
+    doing,
+    urlFlag,
+    loginRefused: (code) => LOGIN_REFUSED.has(code),
   });
 }
 

@@ -3,7 +3,8 @@
  * that name the flag to fix. Error texts never include the SQL, which may hold a password.
  */
 import pg from 'pg';
-import { TelcoError } from './telco-error.js';
+import { connectionError, safeCause } from './connection-error.js';
+import type { TelcoError } from './telco-error.js';
 import type { TelcoTarget } from './telco-target.js';
 
 export type PostgresTarget = Extract<TelcoTarget, { kind: 'postgres' }>;
@@ -11,20 +12,10 @@ export type PostgresTarget = Extract<TelcoTarget, { kind: 'postgres' }>;
 /** How long to wait for the server before calling it unreachable. */
 const CONNECT_TIMEOUT_MS = 5000;
 
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 /** SQLSTATEs of a refused login: invalid_authorization_specification (no such role, pg_hba), invalid_password. */
 const LOGIN_REFUSED = new Set(['28000', '28P01']);
 /** SQLSTATE invalid_catalog_name: the database does not exist. */
 export const NO_SUCH_DATABASE = '3D000';
-
-/** A driver error reduced to code and message (pg's errors carry the server's detail and position). */
-function safeCause(error: unknown): Error {
-  let code = (error as { code?: unknown }).code;
-  const message = error instanceof Error ? error.message : String(error);
-  // pg gives its own connect timeout no code.
-  if (code === undefined && /connection timeout/i.test(message)) code = 'ETIMEDOUT';
-  return Object.assign(new Error(message), typeof code === 'string' ? { code } : {});
-}
 
 /**
  * Translates a driver error; `flag` is the option the user should look at, `doing` what failed, and
@@ -37,26 +28,17 @@ export function postgresError(
   doing: string,
   urlFlag = '--target',
 ): TelcoError {
-  const cause = safeCause(error);
-  const code = (cause as { code?: string }).code ?? 'unknown';
-  const where = `${target.host}:${target.port}`;
-  if (UNREACHABLE.has(code)) {
-    return new TelcoError(
-      'TELCO_DATABASE_UNREACHABLE',
-      `${urlFlag}: no PostgreSQL server answers at ${where} (${code}); start one or fix the host and port in ${urlFlag}`,
-      { details: { host: target.host, port: target.port }, cause },
-    );
-  }
-  if (LOGIN_REFUSED.has(code)) {
-    return new TelcoError(
-      'TELCO_DATABASE_REFUSED',
-      `${urlFlag}: ${where} refused the login of user '${target.user}' (${cause.message}); fix the user and password in ${urlFlag}`,
-      { details: { host: target.host, port: target.port, user: target.user }, cause },
-    );
-  }
-  return new TelcoError('TELCO_DATABASE_REFUSED', `${flag}: ${doing} failed on ${where}: ${cause.message} (${code})`, {
-    details: { host: target.host, port: target.port, code },
-    cause,
+  const message = error instanceof Error ? error.message : String(error);
+  // pg gives its own connect timeout no code.
+  const code = (error as { code?: unknown }).code ?? (/connection timeout/i.test(message) ? 'ETIMEDOUT' : undefined);
+  return connectionError(safeCause(error, code), {
+    server: 'PostgreSQL',
+    target,
+    flag,
+    doing,
+    urlFlag,
+    loginRefused: (sqlState) => LOGIN_REFUSED.has(sqlState),
+    quoteRefusal: true,
   });
 }
 
