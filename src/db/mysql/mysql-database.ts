@@ -17,6 +17,7 @@ import { mysqlTypeNameEncoding } from '../column-kind.js';
 import type { EncodeOptions } from '../extract/encode-chunk.js';
 import type { RowSource } from '../extract/extract-into-kernel.js';
 import { checkReadOnlySql, type SqlScope } from '../guard/sql-guard.js';
+import { StatementWatch } from '../statement-watch.js';
 import { StreamingDatabase, type StreamingDatabaseOptions } from '../streaming-database.js';
 import { describeFromSample } from '../table-metadata.js';
 import { streamMysqlRows } from './mysql-rows.js';
@@ -136,36 +137,30 @@ export class MysqlDatabase extends StreamingDatabase {
     const started = Date.now();
     const connection = await this.pool.getConnection();
     const threadId = connection.threadId;
-    let stopped: 'timeout' | 'cancelled' | undefined;
-    let broken = false;
-    const kill = async () => {
-      broken = true;
-      await this.pool.query(`KILL QUERY ${Number(threadId)}`).catch(() => {});
-    };
-    const stop = (why: 'timeout' | 'cancelled') => {
-      stopped ??= why;
-      void kill();
-    };
-    const onAbort = () => stop('cancelled');
-    signal?.addEventListener('abort', onAbort, { once: true });
-    // The server enforces the limit; this timer only backs it up if the server does not.
-    const backstop = setTimeout(() => stop('timeout'), timeoutMs + 2000);
+    const watch = new StatementWatch(
+      () =>
+        this.pool.query(`KILL QUERY ${Number(threadId)}`).then(
+          () => {},
+          () => {},
+        ),
+      timeoutMs,
+      signal,
+    );
     try {
       await connection.query(this.sessionStatement(timeoutMs));
       const core = (connection as unknown as { connection: CoreConnection }).connection;
-      const source = await streamMysqlRows(core, statement, kill, batchRows, columnar);
+      const source = await streamMysqlRows(core, statement, watch.kill, batchRows, columnar);
       const result = await use(source);
       this.options.logger.debug({ database: this.name, elapsedMs: Date.now() - started }, 'statement finished');
       return result;
     } catch (error) {
-      broken = true;
-      if (stopped === 'cancelled') throw new QueryCancelledError();
-      if (stopped === 'timeout' || TIMEOUT_CODES.has(errno(error))) throw new QueryTimeoutError(timeoutMs);
+      watch.broken = true;
+      if (watch.stopped === 'cancelled') throw new QueryCancelledError();
+      if (watch.stopped === 'timeout' || TIMEOUT_CODES.has(errno(error))) throw new QueryTimeoutError(timeoutMs);
       throw this.translate(error);
     } finally {
-      clearTimeout(backstop);
-      signal?.removeEventListener('abort', onAbort);
-      releaseOrDrop(connection, broken);
+      watch.end();
+      releaseOrDrop(connection, watch.broken);
     }
   }
 

@@ -16,6 +16,7 @@ import type { TableDescription, TableInfo } from '../../ports/database.js';
 import type { EncodeOptions } from '../extract/encode-chunk.js';
 import type { RowSource } from '../extract/extract-into-kernel.js';
 import { checkReadOnlySql, type SqlScope } from '../guard/sql-guard.js';
+import { StatementWatch } from '../statement-watch.js';
 import { StreamingDatabase, type StreamingDatabaseOptions } from '../streaming-database.js';
 import { describeFromSample } from '../table-metadata.js';
 import { copyRows, cursorRows } from './postgres-rows.js';
@@ -139,26 +140,13 @@ export class PostgresDatabase extends StreamingDatabase {
     const started = Date.now();
     const client = await this.connect();
     const pid = (client as unknown as { processID: number }).processID;
-    let stopped: 'timeout' | 'cancelled' | undefined;
-    let broken = false;
+    const watch = new StatementWatch(() => this.cancelBackend(pid), timeoutMs, signal);
     let open = false;
-    const cancel = async () => {
-      broken = true;
-      await this.cancelBackend(pid);
-    };
-    const stop = (why: 'timeout' | 'cancelled') => {
-      stopped ??= why;
-      void cancel();
-    };
-    const onAbort = () => stop('cancelled');
-    signal?.addEventListener('abort', onAbort, { once: true });
-    // The server enforces the limit; this timer only backs it up if the server does not.
-    const backstop = setTimeout(() => stop('timeout'), timeoutMs + 2000);
     try {
       open = true;
       await client.query(this.transactionStart(timeoutMs));
       const source = columnar
-        ? await copyRows(client, statement, cancel, columnar)
+        ? await copyRows(client, statement, watch.kill, columnar)
         : await cursorRows(client, statement, batchRows);
       const result = await use(source);
       await client.query('COMMIT');
@@ -166,14 +154,13 @@ export class PostgresDatabase extends StreamingDatabase {
       this.options.logger.debug({ database: this.name, elapsedMs: Date.now() - started }, 'statement finished');
       return result;
     } catch (error) {
-      if (stopped === 'cancelled') throw new QueryCancelledError();
-      if (stopped === 'timeout' || isStatementTimeout(error)) throw new QueryTimeoutError(timeoutMs);
+      if (watch.stopped === 'cancelled') throw new QueryCancelledError();
+      if (watch.stopped === 'timeout' || isStatementTimeout(error)) throw new QueryTimeoutError(timeoutMs);
       if (isCanceled(error)) throw new QueryCancelledError();
       throw this.translate(error);
     } finally {
-      clearTimeout(backstop);
-      signal?.removeEventListener('abort', onAbort);
-      await this.release(client, broken, open);
+      watch.end();
+      await this.release(client, watch.broken, open);
     }
   }
 
