@@ -11,8 +11,9 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { Cell, Section } from '../report/report.js';
 import { latest } from '../report/report.js';
+import { decideDraft, showDraft } from './pending-draft.js';
 import type { QueryProposal } from './session-record.js';
-import { DONE, type Handled, mayDecide, type ThreadContext } from './thread-context.js';
+import { DONE, type Handled, type ThreadContext } from './thread-context.js';
 import { derivationOf, publishedEvent } from './thread-derivation.js';
 
 export interface QueryProposalOptions {
@@ -49,15 +50,10 @@ export async function proposeVerifiedQuery(
   const proposal = proposalFor(section);
   if (!proposal) return;
   thread.session.queryProposal = proposal;
-  await thread.emit({
-    kind: 'review',
+  await showDraft(thread, {
     id: 'query',
-    version: 1,
     title: `Save as a verified query: ${proposal.name}`,
     markdown: `The SQL behind ${section.id}'s numbers, for the question "${proposal.question}" on ${proposal.database}. Accept to add it to the knowledge store as a verified query (\`accept query\`), or discard it.\n\n\`\`\`sql\n${proposal.sql}\n\`\`\``,
-    figures: [],
-    cells: [],
-    controls: ['accept', 'discard'],
   });
 }
 
@@ -72,21 +68,33 @@ export async function decideQueryProposal(
     await thread.emit({ kind: 'text', markdown: 'No query is waiting to be saved.' });
     return DONE;
   }
-  if (!(await mayDecide(thread, 'save verified queries'))) return DONE;
-  if (action === 'revise') {
-    await thread.emit({
-      kind: 'text',
-      markdown: 'A proposed query can be accepted or discarded; edit its file after saving to change it.',
-    });
-    return DONE;
-  }
-  delete thread.session.queryProposal;
-  await thread.log.append({ kind: 'decision', user: thread.inbound.user.id, section: 'query', version: 1, action });
-  if (action === 'discard' || !options.knowledgeDir) {
-    await thread.emit({ kind: 'text', markdown: `Discarded the proposed query '${proposal.name}'.` });
-    return DONE;
-  }
-  const folder = join(options.knowledgeDir, proposal.database);
+  const { knowledgeDir } = options;
+  return decideDraft(
+    thread,
+    { id: 'query', noun: 'proposed query', permission: 'save verified queries', name: proposal.name },
+    action,
+    {
+      drop: () => {
+        delete thread.session.queryProposal;
+      },
+      save: async () => {
+        // The knowledge store was configured away since the proposal: nowhere to save it.
+        if (!knowledgeDir) return `Discarded the proposed query '${proposal.name}'.`;
+        const path = await saveVerifiedQuery(thread, proposal, knowledgeDir);
+        await options.onQueryVerified?.(path);
+        return `Saved the verified query '${proposal.name}' as ${path}. Requests like this one will be offered it from now on.`;
+      },
+    },
+  );
+}
+
+/** Writes the proposal as a verified query file of its database's folder, with the thread's grants, and audits it. */
+async function saveVerifiedQuery(
+  thread: ThreadContext,
+  proposal: QueryProposal,
+  knowledgeDir: string,
+): Promise<string> {
+  const folder = join(knowledgeDir, proposal.database);
   await mkdir(folder, { recursive: true });
   const query = {
     name: proposal.name,
@@ -105,12 +113,7 @@ export async function decideQueryProposal(
     ...publishedEvent('verified-query', proposal.name, path, derivation),
     database: proposal.database,
   });
-  await options.onQueryVerified?.(path);
-  await thread.emit({
-    kind: 'text',
-    markdown: `Saved the verified query '${proposal.name}' as ${path}. Requests like this one will be offered it from now on.`,
-  });
-  return DONE;
+  return path;
 }
 
 const slug = (name: string) =>

@@ -13,6 +13,7 @@ import { draftPlaybook } from '../agent/playbook-draft.js';
 import type { Database } from '../ports/database.js';
 import { exportReport } from '../report/export-report.js';
 import type { ReportDocument } from '../report/report-document.js';
+import { decideDraft, showDraft } from './pending-draft.js';
 import { savedPlaybookKey } from './session-record.js';
 import { DONE, type Handled, mayDecide, type ThreadContext } from './thread-context.js';
 import { derivationOf, publishedEvent } from './thread-derivation.js';
@@ -78,16 +79,7 @@ export async function draftPlaybookFromReport(
   const existingFiles = await readdir(options.playbookDir).catch(() => []);
   const draft = draftPlaybook(document, { ...(title ? { title } : {}), existingFiles });
   thread.session.playbookDraft = draft;
-  await thread.emit({
-    kind: 'review',
-    id: 'playbook',
-    version: 1,
-    title: `Playbook draft: ${draft.title}`,
-    markdown: draft.markdown,
-    figures: [],
-    cells: [],
-    controls: ['accept', 'discard'],
-  });
+  await showDraft(thread, { id: 'playbook', title: `Playbook draft: ${draft.title}`, markdown: draft.markdown });
   return DONE;
 }
 
@@ -98,31 +90,26 @@ export async function decidePlaybook(
   action: 'accept' | 'revise' | 'discard',
 ): Promise<Handled> {
   const draft = thread.session.playbookDraft;
-  if (!draft || !(await mayDecide(thread, 'save playbooks'))) return DONE;
-  if (action === 'revise') {
-    await thread.emit({
-      kind: 'text',
-      markdown: 'A playbook draft can be accepted or discarded; after saving, edit its file to change it.',
-    });
-    return DONE;
-  }
-  delete thread.session.playbookDraft;
-  await thread.log.append({ kind: 'decision', user: thread.inbound.user.id, section: 'playbook', version: 1, action });
-  if (action === 'discard') {
-    await thread.emit({ kind: 'text', markdown: `Discarded the playbook draft '${draft.title}'.` });
-    return DONE;
-  }
-  await mkdir(options.playbookDir, { recursive: true });
-  const path = join(options.playbookDir, draft.file);
-  // The grants as they are now, not at the draft: the thread may have read more since.
-  const derivation = derivationOf(thread);
-  await writeFile(path, stampDerivation(draft.markdown, derivation), { flag: 'wx' });
-  await thread.audit.record(publishedEvent('playbook', draft.title, path, derivation));
-  await thread.store.set(savedPlaybookKey(thread.inbound.threadKey), path);
-  await options.onPlaybookSaved(path);
-  await thread.emit({
-    kind: 'text',
-    markdown: `Saved playbook '${draft.title}' as ${path}. Requests like this one will follow it from now on.`,
-  });
-  return DONE;
+  if (!draft) return DONE;
+  return decideDraft(
+    thread,
+    { id: 'playbook', noun: 'playbook draft', permission: 'save playbooks', name: draft.title },
+    action,
+    {
+      drop: () => {
+        delete thread.session.playbookDraft;
+      },
+      save: async () => {
+        await mkdir(options.playbookDir, { recursive: true });
+        const path = join(options.playbookDir, draft.file);
+        // The grants as they are now, not at the draft: the thread may have read more since.
+        const derivation = derivationOf(thread);
+        await writeFile(path, stampDerivation(draft.markdown, derivation), { flag: 'wx' });
+        await thread.audit.record(publishedEvent('playbook', draft.title, path, derivation));
+        await thread.store.set(savedPlaybookKey(thread.inbound.threadKey), path);
+        await options.onPlaybookSaved(path);
+        return `Saved playbook '${draft.title}' as ${path}. Requests like this one will follow it from now on.`;
+      },
+    },
+  );
 }
