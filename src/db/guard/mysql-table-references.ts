@@ -6,18 +6,7 @@
 import mariadbBuild from 'node-sql-parser/build/mariadb.js';
 import mysqlBuild from 'node-sql-parser/build/mysql.js';
 import type { SqlProblem } from './sql-problem.js';
-
-export interface TableReference {
-  /** As written, without quotes; `null` when unqualified (the connection's own database). */
-  schema: string | null;
-  table: string;
-}
-
-export interface TableReferences {
-  tables: TableReference[];
-  /** Every name a `name.column` qualifier may legitimately use here: tables, their aliases, CTEs, derived tables. */
-  qualifiers: Set<string>;
-}
+import { addTableList, near, type TableReference, type TableReferences } from './table-references.js';
 
 /**
  * Each grammar reads some syntax the other refuses (the MySQL one: named windows, `->>`), so the MySQL grammar is
@@ -48,14 +37,6 @@ export function readMysqlTableReferences(sql: string): TableReferences | SqlProb
   return { reason: `the SQL parser could not read the statement${near(sql, firstError)}`, hint: UNPARSED_HINT };
 }
 
-/** Where in `sql` the parser stopped, for the refusal: ` near '…'` or ` at its end`. */
-export function near(sql: string, error: unknown): string {
-  const offset = (error as { location?: { start?: { offset?: number } } }).location?.start?.offset;
-  if (typeof offset !== 'number') return '';
-  const rest = sql.slice(offset, offset + 40);
-  return rest ? ` near '${rest}'` : ' at its end';
-}
-
 /**
  * The parse's own `tableList` misses tables inside parenthesised joins, so the whole tree is walked as well: any
  * node with a `table` name and a `db` slot that is not a column reference is a table.
@@ -71,16 +52,7 @@ function collect(parsed: unknown): TableReferences | SqlProblem {
     }
     if (!node || typeof node !== 'object') return;
     const record = node as Record<string, unknown>;
-    if (Array.isArray(record.tableList)) {
-      for (const entry of record.tableList) {
-        const parts = String(entry).split('::');
-        // `select::db::table`; a quoted name containing '::' would make the entry ambiguous.
-        if (parts.length !== 3) problem ??= { reason: `a name containing '::' (${String(entry)})` };
-        const [, schema = '', table = ''] = parts;
-        tables.push({ schema: schema === 'null' ? null : schema, table });
-        qualifiers.add(table);
-      }
-    }
+    if (Array.isArray(record.tableList)) problem ??= addTableList(record.tableList, { tables, qualifiers });
     if (typeof record.table === 'string' && 'db' in record && !('column' in record)) {
       tables.push({ schema: typeof record.db === 'string' ? record.db : null, table: record.table });
       qualifiers.add(record.table);

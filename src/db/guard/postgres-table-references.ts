@@ -5,21 +5,9 @@
  * (`parserText`); `postgres-scope.ts` decides which tables may be read.
  */
 import postgresBuild from 'node-sql-parser/build/postgresql.js';
-import { near } from './mysql-table-references.js';
 import type { SqlProblem } from './sql-problem.js';
 import { joinTokens, type SqlToken } from './sql-tokens.js';
-
-export interface TableReference {
-  /** As the server reads it (`Sales` is sales, `"Sales"` is Sales); `null` when unqualified. */
-  schema: string | null;
-  table: string;
-}
-
-export interface TableReferences {
-  tables: TableReference[];
-  /** Every name a `name.column` qualifier may legitimately use here: tables, their aliases, CTEs, derived tables. */
-  qualifiers: Set<string>;
-}
+import { addTableList, near, type TableReference, type TableReferences } from './table-references.js';
 
 const parser = new postgresBuild.Parser();
 
@@ -145,16 +133,7 @@ function collect(parsed: unknown): TableReferences | SqlProblem {
     }
     if (!node || typeof node !== 'object') return;
     const record = node as Record<string, unknown>;
-    if (Array.isArray(record.tableList)) {
-      for (const entry of record.tableList) {
-        const parts = String(entry).split('::');
-        // `select::schema::table`; a quoted name containing '::' would make the entry ambiguous.
-        if (parts.length !== 3) problem ??= { reason: `a name containing '::' (${String(entry)})` };
-        const [, schema = '', table = ''] = parts;
-        tables.push({ schema: schema === 'null' ? null : schema, table });
-        qualifiers.add(table);
-      }
-    }
+    if (Array.isArray(record.tableList)) problem ??= addTableList(record.tableList, { tables, qualifiers });
     if (typeof record.table === 'string' && !('column' in record) && record.type !== 'column_ref') {
       const schema = [record.schema, record.db].find((slot): slot is string => typeof slot === 'string');
       tables.push({ schema: schema ?? null, table: record.table });

@@ -3,10 +3,11 @@
  * PostgreSQL (after EXPLAIN and its options), MySQL's for the others, whose SQL it reads well enough to name
  * tables. Each table once; `undefined` when the statement cannot be read.
  */
-import { readMysqlTableReferences, type TableReference } from './mysql-table-references.js';
+import { readMysqlTableReferences } from './mysql-table-references.js';
 import { postgresExplainTarget } from './postgres-statements.js';
 import { readPostgresTableReferences } from './postgres-table-references.js';
 import { type SqlDialect, tokenizeSql } from './sql-tokens.js';
+import type { TableReference } from './table-references.js';
 
 export function statementTables(sql: string, dialect: SqlDialect): TableReference[] | undefined {
   if (dialect !== 'postgres') {
