@@ -78,7 +78,7 @@ export function wantsHelp(words: readonly string[]): boolean {
 
 /** The version in package.json. */
 export function version(): string {
-  const manifest = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
+  const manifest = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as {
     version: string;
   };
   return manifest.version;
