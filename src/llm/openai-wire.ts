@@ -80,9 +80,16 @@ export function toCompletion(completion: ChatCompletion, endpoint: string): Comp
     usage: {
       promptTokens: completion.usage?.prompt_tokens ?? 0,
       completionTokens: completion.usage?.completion_tokens ?? 0,
+      ...cachedTokensOf(completion.usage),
     },
     finishReason: finishReasonOf(choice.finish_reason, toolCalls.length > 0),
   };
+}
+
+/** What the provider served from its prompt cache, when it says (OpenAI, DeepSeek, vLLM put it in the same field). */
+function cachedTokensOf(usage: ChatCompletion['usage']): { cachedTokens?: number } {
+  const cached = usage?.prompt_tokens_details?.cached_tokens;
+  return typeof cached === 'number' ? { cachedTokens: cached } : {};
 }
 
 /** The vectors in input order; a server may list them in any order, each with its `index`. */

@@ -40,7 +40,11 @@ export interface CompletionRequest {
 export interface Completion {
   message: Extract<ChatMessage, { role: 'assistant' }>;
   toolCalls: ToolCall[];
-  usage: { promptTokens: number; completionTokens: number };
+  /**
+   * Tokens as the provider counted them; `cachedTokens` is the part of the prompt it served from its prompt
+   * cache (OpenAI's `prompt_tokens_details.cached_tokens`), present only when the provider says.
+   */
+  usage: { promptTokens: number; completionTokens: number; cachedTokens?: number };
   finishReason: 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other';
 }
 
