@@ -106,10 +106,18 @@ export interface LlmSettings {
   timeoutMs: number;
   maxRetries: number;
   /**
-   * USD per million prompt and completion tokens by model name (TALLY_MODEL_PRICES, e.g.
-   * `gpt-4o-mini=0.15/0.60`); `tally eval` turns tokens into money with it.
+   * USD per million prompt and completion tokens by model name, and optionally per million prompt tokens the
+   * provider served from its cache (TALLY_MODEL_PRICES, e.g. `gpt-4o-mini=0.15/0.60/0.075`); `tally eval`
+   * turns tokens into money with it.
    */
-  prices?: Record<string, { promptPerMillion: number; completionPerMillion: number }>;
+  prices?: Record<string, ModelPrice>;
+}
+
+/** USD per million tokens; cached prompt tokens cost the prompt price when no cached price is given. */
+export interface ModelPrice {
+  promptPerMillion: number;
+  completionPerMillion: number;
+  cachedPromptPerMillion?: number;
 }
 
 export interface AgentLimitSettings {

@@ -142,8 +142,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
       prices: Object.fromEntries(
         list(e.TALLY_MODEL_PRICES).map((entry) => {
           const [model = '', price = ''] = entry.split('=');
-          const [prompt, completion] = price.split('/').map(Number);
-          return [model, { promptPerMillion: prompt ?? 0, completionPerMillion: completion ?? 0 }];
+          const [prompt, completion, cached] = price.split('/').map(Number);
+          const cachedPrice = cached === undefined ? {} : { cachedPromptPerMillion: cached };
+          return [model, { promptPerMillion: prompt ?? 0, completionPerMillion: completion ?? 0, ...cachedPrice }];
         }),
       ),
       maxRetries: e.LLM_MAX_RETRIES,

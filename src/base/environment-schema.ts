@@ -69,8 +69,8 @@ export const environmentSchema = z.object({
   TALLY_MODEL_PRICES: z
     .string()
     .regex(
-      /^(\s*[^=,\s]+=\d+(\.\d+)?\/\d+(\.\d+)?\s*(,|$))*$/,
-      'use <model>=<USD per 1M prompt tokens>/<USD per 1M completion tokens>, comma-separated',
+      /^(\s*[^=,\s]+=\d+(\.\d+)?\/\d+(\.\d+)?(\/\d+(\.\d+)?)?\s*(,|$))*$/,
+      'use <model>=<USD per 1M prompt tokens>/<USD per 1M completion tokens>[/<USD per 1M cached prompt tokens>], comma-separated',
     )
     .default(''),
   LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),

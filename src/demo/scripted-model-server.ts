@@ -31,6 +31,7 @@ import {
   type ScriptReply,
   type ScriptStep,
 } from './script-steps.js';
+import { ScriptedPromptCache } from './scripted-prompt-cache.js';
 import { completionOf, contextOf, readBody, sendError, sendJson, sendStream } from './scripted-wire.js';
 
 /** The script's builders, so scripts and the server come from one import. */
@@ -90,6 +91,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
   const models = options.models ?? ['scripted-model'];
   const timers = new Set<NodeJS.Timeout>();
   let chatCount = 0;
+  const promptCache = new ScriptedPromptCache();
   let consumed = 0;
 
   const wait = (delayMs: number, response: ServerResponse) =>
@@ -153,7 +155,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       sendError(response, resolved.status, resolved.message, resolved.type ?? 'scripted_fault', resolved.headers ?? {});
       return;
     }
-    const reply = completionOf(resolved, context);
+    const reply = completionOf(resolved, context, promptCache);
     if (context.stream) sendStream(response, reply, body);
     else sendJson(response, 200, reply);
   }

@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ScriptContext, ScriptReply, WireMessage } from './script-steps.js';
+import { estimateTokens, promptText, type ScriptedPromptCache } from './scripted-prompt-cache.js';
 
 export function contextOf(body: Record<string, unknown>, requestIndex: number): ScriptContext {
   const messages = Array.isArray(body.messages) ? (body.messages as WireMessage[]) : [];
@@ -55,10 +56,16 @@ interface WireCompletion {
     logprobs: null;
     finish_reason: string;
   }>;
-  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  usage: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    total_tokens: number;
+    prompt_tokens_details: { cached_tokens: number };
+  };
 }
 
-export function completionOf(reply: ScriptReply, context: ScriptContext): WireCompletion {
+/** The reply as a completion; `cache` is the stand-in's prompt cache, which reports what it served. */
+export function completionOf(reply: ScriptReply, context: ScriptContext, cache: ScriptedPromptCache): WireCompletion {
   const toolCalls = (reply.toolCalls ?? []).map(
     (call, index): WireToolCall => ({
       id: call.id ?? `call_${context.requestIndex + 1}_${index + 1}`,
@@ -66,7 +73,9 @@ export function completionOf(reply: ScriptReply, context: ScriptContext): WireCo
       function: { name: call.name, arguments: call.arguments },
     }),
   );
-  const promptTokens = reply.usage?.promptTokens ?? Math.ceil(JSON.stringify(context.messages).length / 4);
+  const prompt = promptText(context.body);
+  const promptTokens = reply.usage?.promptTokens ?? estimateTokens(prompt);
+  const cachedTokens = cache.lookup(prompt, promptTokens);
   const completionTokens =
     reply.usage?.completionTokens ?? Math.ceil(((reply.text ?? '').length + JSON.stringify(toolCalls).length) / 4);
   return {
@@ -91,6 +100,7 @@ export function completionOf(reply: ScriptReply, context: ScriptContext): WireCo
       prompt_tokens: promptTokens,
       completion_tokens: completionTokens,
       total_tokens: promptTokens + completionTokens,
+      prompt_tokens_details: { cached_tokens: cachedTokens },
     },
   };
 }

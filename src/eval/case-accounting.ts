@@ -7,17 +7,32 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { EvalBudgetError } from '../base/errors.js';
 import type { Completion, CompletionRequest, LlmClient } from '../ports/llm.js';
+import { repeatedShare, requestText } from './prompt-prefix.js';
 
 export interface CaseUsage {
-  tokens: { prompt: number; completion: number };
+  tokens: CaseTokens;
   modelCalls: number;
   modelMs: number;
   /** Requests refused because the budget was spent. */
   refused: number;
 }
 
+/** A case's tokens; the prefix figures are counted from the bytes sent, `cached` is what the provider said. */
+export interface CaseTokens {
+  prompt: number;
+  completion: number;
+  /** Prompt tokens the provider served from its prompt cache; absent when it never said. */
+  cached?: number;
+  /** Prompt tokens of every request after the case's first. */
+  afterFirst?: number;
+  /** The part of `afterFirst` in a prefix an earlier request of the case sent (what a cache can reuse). */
+  repeated?: number;
+}
+
 interface CaseAccount extends CaseUsage {
   tokenBudget: number;
+  /** What the case's requests sent, as text in the provider's order. */
+  sent: string[];
 }
 
 export class CaseAccounting {
@@ -26,14 +41,15 @@ export class CaseAccounting {
   /** Runs `work` as one case: its model requests count to the usage returned with the result. */
   async run<T>(tokenBudget: number, work: () => Promise<T>): Promise<{ value: T; usage: CaseUsage }> {
     const account: CaseAccount = {
-      tokens: { prompt: 0, completion: 0 },
+      tokens: { prompt: 0, completion: 0, afterFirst: 0, repeated: 0 },
       modelCalls: 0,
       modelMs: 0,
       refused: 0,
       tokenBudget,
+      sent: [],
     };
     const value = await this.current.run(account, work);
-    const { tokenBudget: _, ...usage } = account;
+    const { tokenBudget: _, sent: __, ...usage } = account;
     return { value, usage };
   }
 
@@ -54,9 +70,9 @@ export class CaseAccounting {
         }
         const started = performance.now();
         try {
+          const text = requestText(request, llm.model);
           const completion = await llm.complete(request);
-          account.tokens.prompt += completion.usage.promptTokens;
-          account.tokens.completion += completion.usage.completionTokens;
+          count(account, completion.usage, text);
           return completion;
         } finally {
           account.modelCalls += 1;
@@ -66,4 +82,17 @@ export class CaseAccounting {
       ...(embed ? { embed } : {}),
     };
   }
+}
+
+/** Adds one request's tokens; from the case's second request on, the share of its prompt that repeats a prefix. */
+function count(account: CaseAccount, usage: Completion['usage'], text: string): void {
+  const { tokens } = account;
+  tokens.prompt += usage.promptTokens;
+  tokens.completion += usage.completionTokens;
+  if (usage.cachedTokens !== undefined) tokens.cached = (tokens.cached ?? 0) + usage.cachedTokens;
+  if (account.sent.length > 0) {
+    tokens.afterFirst = (tokens.afterFirst ?? 0) + usage.promptTokens;
+    tokens.repeated = (tokens.repeated ?? 0) + Math.round(usage.promptTokens * repeatedShare(text, account.sent));
+  }
+  account.sent.push(text);
 }

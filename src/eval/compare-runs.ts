@@ -11,8 +11,10 @@ import {
   formatDuration,
   formatGrounded,
   formatPercent,
+  formatShare,
   sortLevels,
 } from './format-eval-numbers.js';
+import { repeatedPrefixShare } from './token-figures.js';
 import type { EvalRun } from './write-eval-run.js';
 
 /** A row of the table: what, A, B, and the change from A to B ('' when it means nothing). */
@@ -74,6 +76,17 @@ function groundingRow(a: EvalSummary, b: EvalSummary): Row {
   return ['figures grounded', cell(a), cell(b), change];
 }
 
+/** The share of prompt tokens in a repeated prefix; a dash for a run written before `tally eval` measured it. */
+function shareRow(label: string, a: EvalSummary, b: EvalSummary): Row {
+  const [left, right] = [repeatedPrefixShare(a.tokens), repeatedPrefixShare(b.tokens)];
+  return [
+    label,
+    formatShare(left),
+    formatShare(right),
+    left !== undefined && right !== undefined ? pointsChange(left, right) : '',
+  ];
+}
+
 /** Precision and recall of the playbook choice; a dash for a run written before `tally eval` recorded it. */
 function playbookRows(a: EvalSummary, b: EvalSummary): Row[] {
   const row = (label: string, value: (choice: EvalPlaybookChoice) => number): Row => {
@@ -104,6 +117,7 @@ function amountRows(a: EvalSummary, b: EvalSummary): Row[] {
     amount('tokens', total, formatCount),
     amount('tokens in', (summary) => summary.tokens.prompt, formatCount),
     amount('tokens out', (summary) => summary.tokens.completion, formatCount),
+    shareRow('prompt in a repeated prefix', a, b),
     amount('tokens per case (p50)', (summary) => summary.perCase.tokensP50, formatCount),
     amount('wall time', (summary) => summary.wallMs, formatDuration),
     amount('wall time per case (p50)', (summary) => summary.perCase.wallMsP50, formatDuration),

@@ -6,6 +6,7 @@
  */
 import type { EvalSummary } from './eval-case.js';
 import { formatGrounded, formatPlaybookChoice } from './format-eval-numbers.js';
+import { describeTokens } from './token-figures.js';
 
 /** The run's summary as plain-text lines for a terminal. */
 export function describeSummary(summary: EvalSummary): string {
@@ -17,7 +18,7 @@ export function describeSummary(summary: EvalSummary): string {
     `${''.padEnd(28)} ${'cases'.padStart(5)}  ${'question'.padStart(8)}  ${'sub-q'.padStart(8)}  ${'prop.'.padStart(8)}`,
     row('overall', summary.overall),
     ...Object.entries(summary.byLevel).map(([level, accuracy]) => row(`  ${level}`, accuracy)),
-    `tokens ${summary.tokens.prompt} in / ${summary.tokens.completion} out${summary.costUsd === undefined ? '' : `, $${summary.costUsd.toFixed(4)}`}; per case p50 ${Math.round(summary.perCase.wallMsP50 / 100) / 10} s wall, ${summary.perCase.tokensP50} tokens`,
+    `tokens ${describeTokens(summary.tokens)}${summary.costUsd === undefined ? '' : `, $${summary.costUsd.toFixed(4)}`}; per case p50 ${Math.round(summary.perCase.wallMsP50 / 100) / 10} s wall, ${summary.perCase.tokensP50} tokens`,
     `statuses: ${Object.entries(summary.statuses)
       .map(([status, count]) => `${status} ${count}`)
       .join(', ')}`,

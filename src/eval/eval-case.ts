@@ -4,6 +4,7 @@
  * a run. Suites (DABench, the telco golden analyses) produce `EvalCase`s; the runner produces
  * `CaseResult`s; the summary and the report read those.
  */
+import type { CaseTokens } from './case-accounting.js';
 
 /** How the harness decides on a section the agent drafts: as a reviewer would in the thread. */
 export type ReviewStep = 'accept' | 'discard' | { revise: string };
@@ -91,7 +92,7 @@ export interface CaseResult {
   /** Tool calls the agent made, and how many of them failed (and were repaired or given up). */
   toolCalls: number;
   failedToolCalls: number;
-  tokens: { prompt: number; completion: number };
+  tokens: CaseTokens;
   /** Model requests and the time spent waiting for them. */
   modelCalls: number;
   modelMs: number;
@@ -133,7 +134,7 @@ export interface EvalSummary {
   byLevel: Record<string, Accuracy>;
   byConcept: Record<string, Accuracy>;
   statuses: Record<CaseStatus, number>;
-  tokens: { prompt: number; completion: number };
+  tokens: CaseTokens;
   costUsd?: number;
   /** Per case, medians: wall time, model time, tokens. */
   perCase: { wallMsP50: number; modelMsP50: number; tokensP50: number };

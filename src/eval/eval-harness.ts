@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../base/config.js';
+import type { ModelPrice } from '../base/config-types.js';
 import { EvalBudgetError } from '../base/errors.js';
 import type { Logger } from '../base/logger.js';
 import type { LlmClient } from '../ports/llm.js';
@@ -13,6 +14,7 @@ import { createTally, type Tally } from '../wiring/create-tally.js';
 import { CaseAccounting } from './case-accounting.js';
 import type { CaseResult, CaseStatus, EvalCase } from './eval-case.js';
 import { HeadlessThreads } from './headless-threads.js';
+import { costOf } from './model-cost.js';
 import { runCase } from './run-case.js';
 
 export interface EvalRunOptions {
@@ -23,7 +25,7 @@ export interface EvalRunOptions {
   /** Tokens one case may use (prompt and completion); further model requests are refused. */
   caseTokens: number;
   /** USD per million prompt and completion tokens, when known for the model. */
-  price?: { promptPerMillion: number; completionPerMillion: number };
+  price?: ModelPrice;
   /** Told after every case, with how many are done. */
   onCaseDone?: (result: CaseResult, done: number, total: number) => void;
 }
@@ -101,13 +103,7 @@ export async function startEvalHarness(options: {
       modelCalls: usage.modelCalls,
       modelMs: Math.round(usage.modelMs),
       wallMs: Math.round(performance.now() - started),
-      ...(price
-        ? {
-            costUsd:
-              (usage.tokens.prompt * price.promptPerMillion + usage.tokens.completion * price.completionPerMillion) /
-              1e6,
-          }
-        : {}),
+      ...(price ? { costUsd: costOf(usage.tokens, price) } : {}),
       ...(status === 'time_budget'
         ? { error: `stopped at its wall-clock budget of ${options.caseWallMs} ms (tally eval --case-seconds)` }
         : status === 'token_budget'

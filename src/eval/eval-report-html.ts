@@ -17,7 +17,15 @@ import { caseAnchor, caseFailed, caseId, grounded, numberCell, partsCorrect, yes
 import { groundingHeader, groundingSection } from './eval-report-grounding.js';
 import { playbookChoiceHeader, playbookChoiceSection } from './eval-report-playbook-choice.js';
 import { EVAL_REPORT_POLICY, EVAL_REPORT_STYLE } from './eval-report-style.js';
-import { formatCost, formatCount, formatDuration, formatPercent, sortLevels } from './format-eval-numbers.js';
+import {
+  formatCost,
+  formatCount,
+  formatDuration,
+  formatPercent,
+  formatShare,
+  sortLevels,
+} from './format-eval-numbers.js';
+import { describeTokens, repeatedPrefixShare } from './token-figures.js';
 
 const SLOWEST_SHOWN = 10;
 const STATUSES: CaseStatus[] = ['done', 'time_budget', 'token_budget', 'error'];
@@ -66,11 +74,13 @@ function caseRow(result: CaseResult): string {
   return `<tr><td>${caseId(result)}</td><td>${escapeHtml(result.level)}</td><td>${yesNo(result.correct)}</td><td>${escapeHtml(
     result.status,
   )}</td>${numberCell(partsCorrect(result))}${numberCell(grounded(result))}${numberCell(formatCount(result.tokens.prompt))}${numberCell(
+    formatShare(repeatedPrefixShare(result.tokens)),
+  )}${numberCell(result.tokens.cached === undefined ? '—' : formatCount(result.tokens.cached))}${numberCell(
     formatCount(result.tokens.completion),
   )}${numberCell(formatDuration(result.modelMs))}${numberCell(formatDuration(result.wallMs))}${numberCell(formatCost(result.costUsd))}</tr>`;
 }
 
-const CASE_HEADER = `<thead><tr><th scope="col">Case</th><th scope="col">Level</th><th scope="col">Correct</th><th scope="col">Status</th><th scope="col">Parts</th><th scope="col">Figures grounded</th><th scope="col">Tokens in</th><th scope="col">Tokens out</th><th scope="col">Model time</th><th scope="col">Wall time</th><th scope="col">Cost</th></tr></thead>`;
+const CASE_HEADER = `<thead><tr><th scope="col">Case</th><th scope="col">Level</th><th scope="col">Correct</th><th scope="col">Status</th><th scope="col">Parts</th><th scope="col">Figures grounded</th><th scope="col">Tokens in</th><th scope="col">Repeated prefix</th><th scope="col">Cached</th><th scope="col">Tokens out</th><th scope="col">Model time</th><th scope="col">Wall time</th><th scope="col">Cost</th></tr></thead>`;
 
 function caseTable(id: string, results: CaseResult[]): string {
   return `<table id="${id}">${CASE_HEADER}
@@ -125,7 +135,7 @@ export function renderEvalReport(summary: EvalSummary, results: CaseResult[]): s
 <dt>Model</dt><dd>${escapeHtml(summary.model)}</dd>
 <dt>Started</dt><dd>${escapeHtml(Number.isNaN(started) ? summary.startedAt : formatUtc(started))}</dd>
 <dt>Wall time</dt><dd>${escapeHtml(formatDuration(summary.wallMs))}</dd>
-<dt>Tokens</dt><dd>${formatCount(tokens)} (${formatCount(summary.tokens.prompt)} in, ${formatCount(summary.tokens.completion)} out)</dd>
+<dt>Tokens</dt><dd>${formatCount(tokens)} (${escapeHtml(describeTokens(summary.tokens))})</dd>
 <dt>Cost</dt><dd>${escapeHtml(formatCost(summary.costUsd))}</dd>
 ${groundingHeader(summary)}${playbookChoiceHeader(summary)}<dt>Per case (median)</dt><dd>${escapeHtml(
     `${formatDuration(summary.perCase.wallMsP50)} wall, ${formatDuration(summary.perCase.modelMsP50)} waiting for the model, ${formatCount(summary.perCase.tokensP50)} tokens`,

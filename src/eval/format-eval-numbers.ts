@@ -59,3 +59,8 @@ export function sortLevels(levels: Iterable<string>): string[] {
   };
   return [...new Set(levels)].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 }
+
+/** A share as a percentage; a dash when it was not measured. */
+export function formatShare(share: number | undefined): string {
+  return share === undefined ? '—' : formatPercent(share);
+}

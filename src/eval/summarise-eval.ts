@@ -2,8 +2,10 @@
  * A run's results summed up: accuracy three ways (overall, by level, by concept), statuses, tokens
  * and cost, the share of posted figures found in a tool result, and the playbook choice.
  */
+
 import type { Accuracy, CaseResult, CaseStatus, EvalGrounding, EvalPlaybookChoice, EvalSummary } from './eval-case.js';
 import { scorePlaybookChoice } from './playbook-choice.js';
+import { sumTokens } from './token-figures.js';
 
 /** Accuracy as the DABench paper reports it: by question, by sub-question, and proportional. */
 export function accuracyOf(results: CaseResult[]): Accuracy {
@@ -68,10 +70,7 @@ export function summariseEval(
     byLevel: groupBy(results, (result) => [result.level]),
     byConcept: groupBy(results, (result) => result.concepts),
     statuses,
-    tokens: {
-      prompt: results.reduce((total, result) => total + result.tokens.prompt, 0),
-      completion: results.reduce((total, result) => total + result.tokens.completion, 0),
-    },
+    tokens: sumTokens(results.map((result) => result.tokens)),
     ...(costs.length > 0 ? { costUsd: costs.reduce((total, cost) => total + cost, 0) } : {}),
     perCase: {
       wallMsP50: median(results.map((result) => result.wallMs)),
