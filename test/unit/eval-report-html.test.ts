@@ -223,7 +223,7 @@ describe('renderEvalReport', () => {
     const rows = tableRows(html, 'reference');
     expect(rows.some((row) => row.startsWith('ReAct agent|gpt-4-0613|78.7%'))).toBe(true);
     expect(rows.some((row) => row.startsWith('Data Interpreter|gpt-4o|94.9%'))).toBe(true);
-    expect(rows.at(-1)).toBe('This run (tally)|gpt-4o-mini|66.7%|by question|3 cases');
+    expect(rows.at(-1)).toBe("This run, tally's scorer|gpt-4o-mini|66.7%|by question|3 cases");
     expect(renderEvalReport(summary({ suite: 'telco' }), results)).not.toContain('id="reference"');
   });
 
