@@ -1,7 +1,8 @@
 /**
  * `tally eval`: runs a suite through tally against the configured model (LLM_*), with a progress
- * line and an ETA, writes results.jsonl, summary.json and report.html, and prints the accuracy and
- * the share of figures grounded; or `--compare A B` prints two runs side by side. Without
+ * line and an ETA, writes results.jsonl, summary.json and report.html, and prints the accuracy (for
+ * DABench also as its published script scores it) and the share of figures grounded; or
+ * `--compare A B` prints two runs side by side. Without
  * LLM_BASE_URL, DABench runs against the scripted oracle (it proves the harness, not a model) and
  * says so.
  */
@@ -12,6 +13,7 @@ import { createLogger } from '../base/logger.js';
 import { startScriptedModelServer } from '../demo/scripted-model-server.js';
 import { compareRuns } from '../eval/compare-runs.js';
 import { dabenchOracle } from '../eval/dabench-oracle.js';
+import { PUBLISHED_LABEL } from '../eval/dabench-published-score.js';
 import { dabenchCases, loadDabench, selectCases } from '../eval/dabench-suite.js';
 import { describeSummary } from '../eval/describe-summary.js';
 import type { CaseResult, EvalCase } from '../eval/eval-case.js';
@@ -132,6 +134,14 @@ async function suiteCases(
   return { cases: dabenchCases(items, parsed.data), oracle: dabenchOracle(items) };
 }
 
+/** A case's verdict by tally's scorer and, for DABench, as published: `correct; as published (…): wrong`. */
+function verdict(result: CaseResult): string {
+  const own = result.correct ? 'correct' : result.status;
+  const published = result.published;
+  if (!published) return own;
+  return `${own}; ${PUBLISHED_LABEL}: ${published.answered ? (published.correct ? 'correct' : 'wrong') : 'no response'}`;
+}
+
 /** One line on stderr, rewritten: a bar, cases done, correct so far, and the time left at this pace. */
 function progressLine(total: number, startedAt: number) {
   let correct = 0;
@@ -143,8 +153,6 @@ function progressLine(total: number, startedAt: number) {
     const filled = Math.round((done / total) * width);
     const bar = `${'#'.repeat(filled)}${'.'.repeat(width - filled)}`;
     const line = `[${bar}] ${done}/${all} cases, ${correct} correct, ETA ${Math.floor(left / 60)}m${String(left % 60).padStart(2, '0')}s`;
-    process.stderr.write(
-      process.stderr.isTTY ? `\r${line}` : `${line}  (${result.id}: ${result.correct ? 'correct' : result.status})\n`,
-    );
+    process.stderr.write(process.stderr.isTTY ? `\r${line}` : `${line}  (${result.id}: ${verdict(result)})\n`);
   };
 }

@@ -1,10 +1,12 @@
 /**
  * `tally eval --compare A B`: two runs side by side as plain text, for a terminal. Accuracy three
- * ways and by level, the share of figures grounded, the playbook choice, tokens, time and cost with
- * the change from A to B, then the cases whose verdict flipped and those only one run has.
+ * ways and by level (for DABench also as its published script computes it), the share of figures
+ * grounded, the playbook choice, tokens, time and cost with the change from A to B, then the cases
+ * whose verdict flipped and those only one run has.
  */
 import { formatUtc } from '../report/export-markdown.js';
-import type { Accuracy, EvalPlaybookChoice, EvalSummary } from './eval-case.js';
+import { formatAsPublished, PUBLISHED_LABEL } from './dabench-published-score.js';
+import type { Accuracy, EvalPlaybookChoice, EvalSummary, PublishedAccuracy } from './eval-case.js';
 import {
   formatCost,
   formatCount,
@@ -53,6 +55,24 @@ function accuracyRows(label: string, a: Accuracy | undefined, b: Accuracy | unde
     [`${label}: by question`, cell(a, byQuestion), cell(b, byQuestion), change(byQuestion)],
     [`${label}: by sub-question`, cell(a, bySubQuestion), cell(b, bySubQuestion), change(bySubQuestion)],
     [`${label}: proportional`, cell(a, proportional), cell(b, proportional), change(proportional)],
+  ];
+}
+
+/** DABench's accuracies as its published script computes them; none when neither run has them. */
+function publishedRows(a: EvalSummary, b: EvalSummary): Row[] {
+  if (!a.published && !b.published) return [];
+  const row = (label: string, value: (accuracy: PublishedAccuracy) => number): Row => [
+    `${PUBLISHED_LABEL}: ${label}`,
+    a.published ? formatAsPublished(value(a.published)) : '—',
+    b.published ? formatAsPublished(value(b.published)) : '—',
+    a.published && b.published ? pointsChange(value(a.published), value(b.published)) : '',
+  ];
+  const scored = (summary: EvalSummary) => (summary.published ? formatCount(summary.published.scored) : '—');
+  return [
+    [`${PUBLISHED_LABEL}: cases with a response`, scored(a), scored(b), ''],
+    row('by question', (accuracy) => accuracy.byQuestion),
+    row('proportional', (accuracy) => accuracy.proportional),
+    row('by sub-question', (accuracy) => accuracy.bySubQuestion),
   ];
 }
 
@@ -172,6 +192,7 @@ export function compareRuns(a: EvalRun, b: EvalRun): string {
     ['model', a.summary.model, b.summary.model, ''],
     ['started', started(a.summary), started(b.summary), ''],
     ...accuracyRows('overall', a.summary.overall, b.summary.overall),
+    ...publishedRows(a.summary, b.summary),
     ...levelRows(a.summary, b.summary),
     groundingRow(a.summary, b.summary),
     ...playbookRows(a.summary, b.summary),

@@ -1,9 +1,10 @@
 /**
- * DABench's scoring, as the benchmark's own evaluation does it: the response's `@name[value]`
- * answers are found with one regular expression, and each labelled answer counts as correct when
- * its name is there with an equal value, equal as strings or as numbers within 1e-6. The marks
- * tally puts after figures it found in no tool result (`@mean[3.14⚠]`) are dropped first: they are
- * tally's note to the reader, not part of the value.
+ * tally's scoring of DABench, after the benchmark's own: the response's `@name[value]` answers are
+ * found with one regular expression, and each labelled answer counts as correct when its name is
+ * there with an equal value, equal as strings or as numbers within 1e-6. The marks tally puts after
+ * figures it found in no tool result (`@mean[3.14⚠]`) are dropped first: they are tally's note to the
+ * reader, not part of the value; values are trimmed, and every labelled pair is a part. The benchmark's
+ * scoring exactly, for figures that compare with published ones, is dabench-published-score.ts.
  */
 import { MARK } from '../report/annotate-figures.js';
 import type { PartScore } from './eval-case.js';

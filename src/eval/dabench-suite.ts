@@ -1,11 +1,13 @@
 /**
  * The DABench suite (InfiAgent-DABench dev set, Apache-2.0; see eval/dabench/SOURCE.md): 257
  * questions over 64 CSV files. Each case shares its CSV into a fresh thread as a person would, and
- * sends the question, its constraints and its answer format as the message.
+ * sends the question, its constraints and its answer format as the message. Each is scored twice: by
+ * tally's scorer, and as the benchmark's published script scores it (dabench-published-score.ts).
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EvalInputError } from '../base/errors.js';
+import { scoreAsPublished } from './dabench-published-score.js';
 import { scoreDabench } from './dabench-score.js';
 import type { EvalCase } from './eval-case.js';
 
@@ -69,6 +71,7 @@ export function dabenchCases(items: DabenchItem[], dir = DABENCH_DIR): EvalCase[
     // playbook choice, not scored as a part, so DABench accuracy stays the benchmark's.
     playbook: null,
     score: (outcome) => scoreDabench(outcome.answer, item.labels),
+    scoreAsPublished: (answer) => scoreAsPublished(answer, item.labels),
   }));
 }
 

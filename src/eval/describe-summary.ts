@@ -1,9 +1,12 @@
 /**
- * The lines `tally eval` prints when a run ends: accuracy three ways overall and by level, tokens,
- * cost and time per case, how the cases ended, the share of posted figures found in a tool result
+ * The lines `tally eval` prints when a run ends: accuracy three ways overall and by level, by tally's
+ * scorer and, for DABench, as the benchmark's published script computes it
+ * (`as published (eval_closed_form.py): by question 78.72%, …`), tokens, cost and time per case, how
+ * the cases ended, the share of posted figures found in a tool result
  * (`figures grounded: 97.5% (39 of 40)`), and the playbook choice
  * (`playbook choice: precision 100.0%, recall 100.0% over 13 cases`).
  */
+import { describeAsPublished, PUBLISHED_LABEL } from './dabench-published-score.js';
 import type { EvalSummary } from './eval-case.js';
 import { formatGrounded, formatPlaybookChoice } from './format-eval-numbers.js';
 import { describeTokens } from './token-figures.js';
@@ -14,10 +17,11 @@ export function describeSummary(summary: EvalSummary): string {
   const row = (label: string, accuracy: EvalSummary['overall']) =>
     `${label.padEnd(28)} ${String(accuracy.cases).padStart(5)}  ${percent(accuracy.byQuestion).padStart(8)}  ${percent(accuracy.bySubQuestion).padStart(8)}  ${percent(accuracy.proportional).padStart(8)}`;
   const lines = [
-    `${summary.suite} with ${summary.model}: accuracy by question, by sub-question, proportional`,
+    `${summary.suite} with ${summary.model}: accuracy by question, by sub-question, proportional${summary.published ? " (tally's scorer)" : ''}`,
     `${''.padEnd(28)} ${'cases'.padStart(5)}  ${'question'.padStart(8)}  ${'sub-q'.padStart(8)}  ${'prop.'.padStart(8)}`,
     row('overall', summary.overall),
     ...Object.entries(summary.byLevel).map(([level, accuracy]) => row(`  ${level}`, accuracy)),
+    ...(summary.published ? [`${PUBLISHED_LABEL}: ${describeAsPublished(summary.published)}`] : []),
     `tokens ${describeTokens(summary.tokens)}${summary.costUsd === undefined ? '' : `, $${summary.costUsd.toFixed(4)}`}; per case p50 ${Math.round(summary.perCase.wallMsP50 / 100) / 10} s wall, ${summary.perCase.tokensP50} tokens`,
     `statuses: ${Object.entries(summary.statuses)
       .map(([status, count]) => `${status} ${count}`)

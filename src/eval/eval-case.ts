@@ -33,6 +33,8 @@ export interface EvalCase {
   playbook?: string | null;
   /** Scores what the thread showed, one part per thing checked. */
   score(outcome: CaseOutcome): PartScore[];
+  /** DABench only: scores the answer as the benchmark's published script does, beside `score`. */
+  scoreAsPublished?(answer: string): PublishedScore;
 }
 
 /** What a case's thread showed, as the harness read it from the posts. */
@@ -60,6 +62,19 @@ export interface PartScore {
   got?: string;
   /** Why it failed, in words (a checker's message). */
   why?: string;
+}
+
+/**
+ * A DABench case scored as InfiAgent's eval_closed_form.py scores it (dabench-published-score.ts): on
+ * the answer text alone, whatever the case's status.
+ */
+export interface PublishedScore {
+  /** The answer was not empty: the published script leaves a question without a response out of every accuracy. */
+  answered: boolean;
+  /** Every part correct (also when the label names none, as Python's all([]) is); false when not answered. */
+  correct: boolean;
+  /** One per distinct labelled name, with its last labelled value; none when not answered. */
+  parts: PartScore[];
 }
 
 /**
@@ -103,6 +118,8 @@ export interface CaseResult {
   error?: string;
   /** The posted figures as checked; absent in results written before `tally eval` measured them. */
   grounding?: CaseGrounding;
+  /** DABench cases: the answer scored as published; absent in other suites and in older results. */
+  published?: PublishedScore;
   /** The playbook the thread followed (its file name); absent when it followed none. */
   playbook?: string;
   /**
@@ -124,6 +141,20 @@ export interface Accuracy {
   proportional: number;
 }
 
+/**
+ * Accuracy three ways as eval_closed_form.py computes it: over the cases with a response only, each
+ * rounded to 4 places as the script rounds it.
+ */
+export interface PublishedAccuracy {
+  /** Cases with a published score. */
+  cases: number;
+  /** Of those, the ones with a response: the questions the published script scores. */
+  scored: number;
+  byQuestion: number;
+  bySubQuestion: number;
+  proportional: number;
+}
+
 export interface EvalSummary {
   suite: string;
   model: string;
@@ -133,6 +164,8 @@ export interface EvalSummary {
   overall: Accuracy;
   byLevel: Record<string, Accuracy>;
   byConcept: Record<string, Accuracy>;
+  /** DABench: accuracy as published; absent for other suites and in summaries written before it was scored. */
+  published?: PublishedAccuracy;
   statuses: Record<CaseStatus, number>;
   tokens: CaseTokens;
   costUsd?: number;

@@ -36,6 +36,11 @@ export interface EvalHarness {
   close(): Promise<void>;
 }
 
+/** The case's answer scored as published, for suites that have such a score (DABench). */
+function publishedScore(evalCase: EvalCase, answer: string): Pick<CaseResult, 'published'> {
+  return evalCase.scoreAsPublished ? { published: evalCase.scoreAsPublished(answer) } : {};
+}
+
 export async function startEvalHarness(options: {
   config: Config;
   logger: Logger;
@@ -68,6 +73,7 @@ export async function startEvalHarness(options: {
     wallMs: Math.round(wallMs),
     error: error instanceof Error ? error.message : String(error),
     grounding: { figures: 0, grounded: 0, ungrounded: [] },
+    ...publishedScore(evalCase, ''),
     transcript: '',
   });
 
@@ -112,6 +118,7 @@ export async function startEvalHarness(options: {
             ? { error: run.error }
             : {}),
       grounding: run.grounding,
+      ...publishedScore(evalCase, run.outcome.answer),
       ...(run.outcome.playbook ? { playbook: run.outcome.playbook } : {}),
       ...(evalCase.playbook === undefined ? {} : { expectedPlaybook: evalCase.playbook }),
       transcript: run.outcome.transcript,

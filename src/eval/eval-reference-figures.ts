@@ -1,11 +1,13 @@
 /**
  * Published results a `tally eval` run can be held against, per suite, and the HTML page's table that sets the
- * run's own accuracy by question beside them.
+ * run's own accuracy by question beside them, by tally's scorer and, for DABench, as the benchmark's script scores.
  */
 
 import { escapeHtml } from '../report/export-html.js';
+import { PUBLISHED_LABEL } from './dabench-published-score.js';
 import type { EvalSummary } from './eval-case.js';
 import { numberCell } from './eval-report-cells.js';
+import { publishedReferenceRow } from './eval-report-published.js';
 import { formatCount, formatPercent } from './format-eval-numbers.js';
 
 /** A published result the run can be held against. */
@@ -47,11 +49,15 @@ export function referenceTable(summary: EvalSummary): string {
         formatPercent(figure.accuracy),
       )}<td>${escapeHtml(figure.metric)}</td><td>${escapeHtml(figure.source)}</td></tr>`,
   );
-  const own = `<tr class="this-run"><td>This run (tally)</td><td>${escapeHtml(summary.model)}</td>${numberCell(
+  const own = `<tr class="this-run"><td>This run, tally's scorer</td><td>${escapeHtml(summary.model)}</td>${numberCell(
     formatPercent(summary.overall.byQuestion),
   )}<td>by question</td><td>${formatCount(summary.overall.cases)} cases</td></tr>`;
   return `<h2>Published figures</h2>
 <table id="reference"><thead><tr><th scope="col">System</th><th scope="col">Model</th><th scope="col">Accuracy</th><th scope="col">Metric</th><th scope="col">Source</th></tr></thead>
-<tbody>${[...rows, own].join('\n')}</tbody></table>
-<p class="note">Published figures are for the whole DABench question set: a run of a subset compares only loosely.</p>`;
+<tbody>${[...rows, own, publishedReferenceRow(summary)].filter(Boolean).join('\n')}</tbody></table>
+<p class="note">Published figures are for the whole DABench question set: a run of a subset compares only loosely.${
+    summary.published
+      ? ` They were scored by the benchmark's own script: the row ${escapeHtml(PUBLISHED_LABEL)} is the one that compares with them.`
+      : ''
+  }</p>`;
 }

@@ -5,7 +5,7 @@
  */
 
 import { escapeHtml } from '../report/export-html.js';
-import type { CaseResult } from './eval-case.js';
+import type { CaseResult, PartScore } from './eval-case.js';
 import { formatGrounded } from './format-eval-numbers.js';
 
 /** A case failed when a part was wrong or it did not run to its end. */
@@ -13,7 +13,8 @@ export function caseFailed(result: CaseResult): boolean {
   return !result.correct || result.status !== 'done';
 }
 
-export function partsCorrect(result: CaseResult): string {
+/** `1/2`: the parts correct of a case, or of its published score. */
+export function partsCorrect(result: { parts: PartScore[] }): string {
   return `${result.parts.filter((part) => part.correct).length}/${result.parts.length}`;
 }
 

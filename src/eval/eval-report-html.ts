@@ -1,12 +1,13 @@
 /**
  * A `tally eval` run as one self-contained HTML page: accuracy three ways (overall, by level, by
- * concept), the share of posted figures found in a tool result (overall, per case, and the figures
- * that were not), the playbook choice (precision, recall, and the cases that chose otherwise), cost
- * and time per case, the slowest cases, and the failed cases with their
- * transcripts folded. Answers and transcripts come from a model and the datasets, so every piece of text is
- * escaped and the page's policy lets nothing load and nothing run. The page's styles and policy, the sections
- * on grounding, the playbook choice and published figures, and the cells the tables share have files of their
- * own (eval-report-*.ts, eval-reference-figures.ts).
+ * concept, and for DABench also as its published script scores it, per case too), the share of posted
+ * figures found in a tool result (overall, per case, and the figures that were not), the playbook
+ * choice (precision, recall, and the cases that chose otherwise), cost and time per case, the slowest
+ * cases, and the failed cases with their transcripts folded. Answers and transcripts come from a model
+ * and the datasets, so every piece of text is escaped and the page's policy lets nothing load and
+ * nothing run. The page's styles and policy, the sections on grounding, the playbook choice, the
+ * published score and published figures, and the cells the tables share have files of their own
+ * (eval-report-*.ts, eval-reference-figures.ts).
  */
 
 import { escapeHtml } from '../report/export-html.js';
@@ -16,6 +17,14 @@ import { referenceTable } from './eval-reference-figures.js';
 import { caseAnchor, caseFailed, caseId, grounded, numberCell, partsCorrect, yesNo } from './eval-report-cells.js';
 import { groundingHeader, groundingSection } from './eval-report-grounding.js';
 import { playbookChoiceHeader, playbookChoiceSection } from './eval-report-playbook-choice.js';
+import {
+  hasPublished,
+  PUBLISHED_HEADER,
+  publishedAccuracyGroup,
+  publishedAccuracyNote,
+  publishedCell,
+  publishedLine,
+} from './eval-report-published.js';
 import { EVAL_REPORT_POLICY, EVAL_REPORT_STYLE } from './eval-report-style.js';
 import {
   formatCost,
@@ -56,8 +65,10 @@ function accuracyTable(summary: EvalSummary): string {
 <tbody>${accuracyRow('Overall', summary.overall)}</tbody>
 ${accuracyGroup('By level', levels)}
 ${accuracyGroup('By concept', concepts)}
+${publishedAccuracyGroup(summary)}
 </table>
-<p class="note">By question: cases with every part correct. By sub-question: correct parts of all parts. Proportional: the mean over cases of each case's share of correct parts.</p>`;
+<p class="note">By question: cases with every part correct. By sub-question: correct parts of all parts. Proportional: the mean over cases of each case's share of correct parts.</p>
+${publishedAccuracyNote(summary)}`;
 }
 
 function statusTable(summary: EvalSummary): string {
@@ -70,8 +81,10 @@ function statusTable(summary: EvalSummary): string {
 <tbody>${rows.join('\n')}</tbody></table>`;
 }
 
-function caseRow(result: CaseResult): string {
-  return `<tr><td>${caseId(result)}</td><td>${escapeHtml(result.level)}</td><td>${yesNo(result.correct)}</td><td>${escapeHtml(
+function caseRow(result: CaseResult, published: boolean): string {
+  return `<tr><td>${caseId(result)}</td><td>${escapeHtml(result.level)}</td><td>${yesNo(result.correct)}</td>${
+    published ? publishedCell(result) : ''
+  }<td>${escapeHtml(
     result.status,
   )}</td>${numberCell(partsCorrect(result))}${numberCell(grounded(result))}${numberCell(formatCount(result.tokens.prompt))}${numberCell(
     formatShare(repeatedPrefixShare(result.tokens)),
@@ -80,11 +93,14 @@ function caseRow(result: CaseResult): string {
   )}${numberCell(formatDuration(result.modelMs))}${numberCell(formatDuration(result.wallMs))}${numberCell(formatCost(result.costUsd))}</tr>`;
 }
 
-const CASE_HEADER = `<thead><tr><th scope="col">Case</th><th scope="col">Level</th><th scope="col">Correct</th><th scope="col">Status</th><th scope="col">Parts</th><th scope="col">Figures grounded</th><th scope="col">Tokens in</th><th scope="col">Repeated prefix</th><th scope="col">Cached</th><th scope="col">Tokens out</th><th scope="col">Model time</th><th scope="col">Wall time</th><th scope="col">Cost</th></tr></thead>`;
+/** The case tables' header; with a column for the published score when the run has one (DABench). */
+function caseHeader(published: boolean): string {
+  return `<thead><tr><th scope="col">Case</th><th scope="col">Level</th><th scope="col">${published ? "Correct (tally's scorer)" : 'Correct'}</th>${published ? PUBLISHED_HEADER : ''}<th scope="col">Status</th><th scope="col">Parts</th><th scope="col">Figures grounded</th><th scope="col">Tokens in</th><th scope="col">Repeated prefix</th><th scope="col">Cached</th><th scope="col">Tokens out</th><th scope="col">Model time</th><th scope="col">Wall time</th><th scope="col">Cost</th></tr></thead>`;
+}
 
-function caseTable(id: string, results: CaseResult[]): string {
-  return `<table id="${id}">${CASE_HEADER}
-<tbody>${results.map(caseRow).join('\n')}</tbody></table>`;
+function caseTable(id: string, results: CaseResult[], published: boolean): string {
+  return `<table id="${id}">${caseHeader(published)}
+<tbody>${results.map((result) => caseRow(result, published)).join('\n')}</tbody></table>`;
 }
 
 function failedCase(result: CaseResult): string {
@@ -103,7 +119,7 @@ function failedCase(result: CaseResult): string {
   const lines = result.transcript === '' ? 0 : result.transcript.split('\n').length;
   return `<section class="failed-case" id="${caseAnchor(result.id)}">
 <h3>${escapeHtml(result.id)} <span class="note">(${escapeHtml(result.level)}, ${escapeHtml(result.status)}, ${partsCorrect(result)} parts correct, ${formatCount(result.toolCalls)} tool calls of which ${formatCount(result.failedToolCalls)} failed)</span></h3>
-${error}${partsTable}
+${error}${partsTable}${publishedLine(result)}
 <details><summary>Transcript (${formatCount(lines)} ${lines === 1 ? 'line' : 'lines'})</summary>
 <pre>${escapeHtml(result.transcript)}</pre>
 </details>
@@ -116,6 +132,7 @@ export function renderEvalReport(summary: EvalSummary, results: CaseResult[]): s
   const tokens = summary.tokens.prompt + summary.tokens.completion;
   const slowest = [...results].sort((a, b) => b.wallMs - a.wallMs).slice(0, SLOWEST_SHOWN);
   const failures = results.filter(caseFailed);
+  const published = hasPublished(results);
   const title = `tally eval: ${summary.suite} with ${summary.model}`;
   return `<!doctype html>
 <html lang="en">
@@ -148,9 +165,9 @@ ${groundingSection(summary, results)}
 ${playbookChoiceSection(summary, results)}
 ${referenceTable(summary)}
 <h2>Cases</h2>
-${caseTable('cases', results)}
+${caseTable('cases', results, published)}
 <h2>The ${formatCount(slowest.length)} slowest cases</h2>
-${caseTable('slowest', slowest)}
+${caseTable('slowest', slowest, published)}
 <h2>Failed cases (${formatCount(failures.length)})</h2>
 ${failures.length === 0 ? '<p>Every case was correct and ran to its end.</p>' : failures.map(failedCase).join('\n')}
 </main>

@@ -1,8 +1,9 @@
 /**
- * A run's results summed up: accuracy three ways (overall, by level, by concept), statuses, tokens
- * and cost, the share of posted figures found in a tool result, and the playbook choice.
+ * A run's results summed up: accuracy three ways (overall, by level, by concept, and for DABench as
+ * its published script computes it), statuses, tokens and cost, the share of posted figures found in
+ * a tool result, and the playbook choice.
  */
-
+import { publishedAccuracy } from './dabench-published-score.js';
 import type { Accuracy, CaseResult, CaseStatus, EvalGrounding, EvalPlaybookChoice, EvalSummary } from './eval-case.js';
 import { scorePlaybookChoice } from './playbook-choice.js';
 import { sumTokens } from './token-figures.js';
@@ -64,11 +65,13 @@ export function summariseEval(
   for (const result of results) statuses[result.status] += 1;
   const costs = results.flatMap((result) => (result.costUsd === undefined ? [] : [result.costUsd]));
   const playbookChoice = runPlaybookChoice(results);
+  const published = results.flatMap((result) => (result.published ? [result.published] : []));
   return {
     ...meta,
     overall: accuracyOf(results),
     byLevel: groupBy(results, (result) => [result.level]),
     byConcept: groupBy(results, (result) => result.concepts),
+    ...(published.length > 0 ? { published: publishedAccuracy(published) } : {}),
     statuses,
     tokens: sumTokens(results.map((result) => result.tokens)),
     ...(costs.length > 0 ? { costUsd: costs.reduce((total, cost) => total + cost, 0) } : {}),

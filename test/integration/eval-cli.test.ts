@@ -51,16 +51,20 @@ describe('tally eval', () => {
     expect(stdout).toContain('No LLM_BASE_URL is set: a scripted oracle that knows the labels stands in');
     expect(stdout).toMatch(/overall\s+20\s+100\.0%\s+100\.0%\s+100\.0%/);
     expect(stdout).toContain('gpt-4-0613 (ReAct) 78.72%');
+    // The oracle's answers are grounded, so they carry no ⚠ mark and pass as published too.
+    expect(stdout).toContain('as published (eval_closed_form.py): by question 100.00%');
     const summary = JSON.parse(await readFile(join(out, 'summary.json'), 'utf8')) as EvalSummary;
     expect(summary).toMatchObject({
       suite: 'dabench',
       model: 'scripted-oracle',
       overall: { cases: 20, byQuestion: 1 },
+      published: { cases: 20, scored: 20, byQuestion: 1 },
     });
     const lines = (await readFile(join(out, 'results.jsonl'), 'utf8')).trim().split('\n');
     const results = lines.map((line) => JSON.parse(line) as CaseResult);
     expect(results).toHaveLength(20);
     expect(results.every((result) => result.correct && result.tokens.prompt > 0)).toBe(true);
+    expect(results.every((result) => result.published?.correct)).toBe(true);
     expect(await readFile(join(out, 'report.html'), 'utf8')).toContain('id="accuracy"');
 
     await tally(['eval', '--suite', 'dabench', '--cases', '1-2', '--out', join(home, 'run-b')]);

@@ -122,7 +122,7 @@ describe('renderEvalReport', () => {
     expect(header).toContain('<dt>Model</dt><dd>gpt-4o-mini</dd>');
     expect(header).toContain('<dt>Started</dt><dd>2025-03-01 10:00 UTC</dd>');
     expect(header).toContain('<dt>Wall time</dt><dd>12 min 34 s</dd>');
-    expect(header).toContain('<dt>Tokens</dt><dd>13,023 (12,345 in, 678 out)</dd>');
+    expect(header).toContain('<dt>Tokens</dt><dd>13,023 (12,345 in / 678 out)</dd>');
     expect(header).toContain('<dt>Cost</dt><dd>$0.0456</dd>');
     expect(header).toContain('<dt>Figures grounded</dt><dd>75.0% (3 of 4)</dd>');
   });
@@ -150,7 +150,7 @@ describe('renderEvalReport', () => {
     const page = renderEvalReport(older, [olderResult]);
     expect(page).not.toContain('<h2>Figures grounded');
     expect(page).not.toContain('<dt>Figures grounded');
-    expect(tableRows(page, 'cases')[1]).toBe('dabench-1|easy|yes|done|1/1|—|1,000|100|1.5 s|3.0 s|$0.0012');
+    expect(tableRows(page, 'cases')[1]).toBe('dabench-1|easy|yes|done|1/1|—|1,000|—|—|100|1.5 s|3.0 s|$0.0012');
   });
 
   it('shows the playbook choice: precision, recall, the counts, and the cases that chose otherwise', () => {
@@ -223,16 +223,16 @@ describe('renderEvalReport', () => {
     const rows = tableRows(html, 'reference');
     expect(rows.some((row) => row.startsWith('ReAct agent|gpt-4-0613|78.7%'))).toBe(true);
     expect(rows.some((row) => row.startsWith('Data Interpreter|gpt-4o|94.9%'))).toBe(true);
-    expect(rows.at(-1)).toBe('This run (tally)|gpt-4o-mini|66.7%|by question|3 cases');
+    expect(rows.at(-1)).toBe("This run, tally's scorer|gpt-4o-mini|66.7%|by question|3 cases");
     expect(renderEvalReport(summary({ suite: 'telco' }), results)).not.toContain('id="reference"');
   });
 
   it('lists every case with its parts, figures grounded, tokens, times and cost', () => {
     expect(tableRows(html, 'cases')).toEqual([
-      'Case|Level|Correct|Status|Parts|Figures grounded|Tokens in|Tokens out|Model time|Wall time|Cost',
-      'dabench-1|easy|yes|done|1/1|100.0% (1 of 1)|1,000|100|1.5 s|3.0 s|$0.0012',
-      'dabench-2|hard|no|done|1/2|66.7% (2 of 3)|1,000|100|1.5 s|9.0 s|$0.0012',
-      'dabench-3&#34;&#62;&#60;script&#62;x&#60;/script&#62;|easy|no|error|1/1|no figures|1,000|100|1.5 s|3.0 s|$0.0012',
+      'Case|Level|Correct|Status|Parts|Figures grounded|Tokens in|Repeated prefix|Cached|Tokens out|Model time|Wall time|Cost',
+      'dabench-1|easy|yes|done|1/1|100.0% (1 of 1)|1,000|—|—|100|1.5 s|3.0 s|$0.0012',
+      'dabench-2|hard|no|done|1/2|66.7% (2 of 3)|1,000|—|—|100|1.5 s|9.0 s|$0.0012',
+      'dabench-3&#34;&#62;&#60;script&#62;x&#60;/script&#62;|easy|no|error|1/1|no figures|1,000|—|—|100|1.5 s|3.0 s|$0.0012',
     ]);
   });
 
