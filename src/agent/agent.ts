@@ -5,13 +5,12 @@
  */
 import type { Logger } from '../base/logger.js';
 import type { Database } from '../ports/database.js';
-import type { Knowledge, KnowledgePiece } from '../ports/knowledge.js';
-import type { CompletionParams, LlmClient } from '../ports/llm.js';
+import type { Knowledge } from '../ports/knowledge.js';
+import type { ChatMessage, CompletionParams, LlmClient } from '../ports/llm.js';
 import { gated } from './approval.js';
 import { fitToBudget } from './context-budget.js';
 import { offersOf } from './derived-offer.js';
 import { finishTurn, type TurnOutcome } from './finish-turn.js';
-import { playbookText } from './follow-playbook.js';
 import { figureReview } from './grounding/figure-review.js';
 import { DEFAULT_APPROX } from './grounding/ground-figures.js';
 import { keepGiven, keepToolResult } from './grounding/thread-evidence.js';
@@ -20,7 +19,7 @@ import { formatKnowledge, knowledgeFor, relevantKnowledge, topicOf } from './kno
 import { openRequest } from './open-request.js';
 import type { Playbook } from './playbooks.js';
 import { resumePausedCall } from './resume-paused-call.js';
-import { runToolLoop } from './run-tool-loop.js';
+import { runToolLoop, toolSpecs } from './run-tool-loop.js';
 import { summariseSchema } from './schema-summary.js';
 import type { AgentSettings } from './settings.js';
 import { summariseSharedFiles } from './shared-file-profile.js';
@@ -104,7 +103,20 @@ export class Agent {
     const knowledge = this.options.knowledge && knowledgeFor(this.options.knowledge, request.reader);
     const known = knowledge ? await relevantKnowledge(knowledge, topicOf(request), databases) : [];
     for (const offer of offersOf(known)) await request.onOffered?.(offer);
-    const schema = [await summariseSchema(databases), files, formatKnowledge(known)].filter(Boolean).join('\n');
+    // What stays the same for the whole thread goes into the system prompt; what was found for this request
+    // goes into its own message (turn-message.ts), so every request starts with the prefix sent before.
+    const overview = await summariseSchema(databases);
+    const found = [files, formatKnowledge(known)].filter(Boolean).join('\n');
+    const schema = [overview, found].filter(Boolean).join('\n');
+    const system = renderPrompt(this.options.prompts.act.template, {
+      schema: overview,
+      answer: this.options.prompts.answer.template,
+      reasoning:
+        settings.cot === 'on' ? 'Before each tool call, say in one or two sentences what you check and why.\n' : '',
+    });
+    const tools = this.tools(settings, schema).map((tool) =>
+      gated(tool, { mode: settings.approve, extractBudgetRows: this.options.extractBudgetRows ?? 1_000_000 }),
+    );
     if (request.resume?.kind !== 'continue') keepGiven(conversation, request.text);
     const reviewFigures = figureReview({
       conversation,
@@ -126,7 +138,10 @@ export class Agent {
     const pending = conversation.pending;
     delete conversation.pending;
     let plan = conversation.plan?.text ?? '';
-    let playbook = playbookText(this.options.playbooks ?? [], conversation.playbook, request.reader);
+    const resumes =
+      (request.resume?.kind === 'continue' && conversation.inTurn) || (pending && pending.kind !== 'triage');
+    // Before the turn's first request: a new request's message is not in the history yet, so one turn fewer is kept.
+    await this.fitHistory(conversation.messages, settings, request.signal, resumes ? 2 : 1);
     if (request.resume?.kind === 'continue' && conversation.inTurn) {
       plan = conversation.inTurn.plan;
       answerInterruptedCalls(conversation.messages);
@@ -135,16 +150,21 @@ export class Agent {
       const content = await resumePausedCall(pending, request, context, toolNamed);
       conversation.messages.push({ role: 'tool', toolCallId: pending.callId, content });
     } else {
-      const opened = await openRequest(request, pending, schema, {
-        llm: this.options.llm,
-        prompts: this.options.prompts,
-        logger: this.options.logger,
-        playbooks: this.options.playbooks ?? [],
-        databases: this.options.databases,
-        params: (stage) => this.params(stage, settings),
-      });
+      const opened = await openRequest(
+        request,
+        pending,
+        { system, tools: toolSpecs(tools), found, schema },
+        {
+          llm: this.options.llm,
+          prompts: this.options.prompts,
+          logger: this.options.logger,
+          playbooks: this.options.playbooks ?? [],
+          databases: this.options.databases,
+          params: (stage) => this.params(stage, settings),
+        },
+      );
       if (typeof opened === 'string') return opened;
-      ({ plan, playbook } = opened);
+      ({ plan } = opened);
       if (plan) conversation.plan = { text: plan, steps: [] };
       else delete conversation.plan;
       // The plan opens the turn's progress; the playbook notice then belongs to it (one streamed message).
@@ -153,30 +173,11 @@ export class Agent {
     }
     conversation.inTurn = { plan };
     await request.checkpoint?.();
-    const summarised = await fitToBudget({
-      messages: conversation.messages,
-      budgetTokens: this.options.contextTokens ?? 48_000,
-      llm: this.options.llm,
-      params: this.params('plan', settings),
-      signal: request.signal,
-    });
-    if (summarised) this.options.logger.info({ messages: conversation.messages.length }, 'summarised older turns');
     const result = await runToolLoop({
       llm: this.options.llm,
-      system: renderPrompt(this.options.prompts.act.template, {
-        schema,
-        plan: plan
-          ? `Plan to follow (give each tool call the plan_step it works on, so the thread sees how far you are):\n${plan}`
-          : '',
-        playbook,
-        answer: this.options.prompts.answer.template,
-        reasoning:
-          settings.cot === 'on' ? 'Before each tool call, say in one or two sentences what you check and why.\n' : '',
-      }),
+      system,
       messages: conversation.messages,
-      tools: this.tools(settings, schema, known).map((tool) =>
-        gated(tool, { mode: settings.approve, extractBudgetRows: this.options.extractBudgetRows ?? 1_000_000 }),
-      ),
+      tools,
       context,
       params: this.params('act', settings),
       ...(request.checkpoint ? { checkpoint: request.checkpoint } : {}),
@@ -187,7 +188,6 @@ export class Agent {
         afterTokens(this.options.maxTokens ?? 400_000),
         afterMs(this.options.maxTurnMs ?? 20 * 60_000),
       ],
-      planSteps: progress.plan.length,
       reviewAnswer: async (text) => {
         const verdict = await reviewFigures(text, 'answer');
         return verdict.kind === 'redo' ? { redo: verdict.note } : { text: verdict.markdown };
@@ -218,10 +218,31 @@ export class Agent {
     return finishTurn(result, conversation, emit);
   }
 
-  private tools(settings: AgentSettings, schema: string, known: KnowledgePiece[] = []): AgentTool[] {
+  /** Summarises older turns when the history outgrows the budget, before any request of the turn is sent. */
+  private async fitHistory(
+    messages: ChatMessage[],
+    settings: AgentSettings,
+    signal: AbortSignal,
+    keepTurns: number,
+  ): Promise<void> {
+    const summarised = await fitToBudget({
+      keepTurns,
+      messages,
+      budgetTokens: this.options.contextTokens ?? 48_000,
+      llm: this.options.llm,
+      params: this.params('plan', settings),
+      signal,
+    });
+    if (summarised) this.options.logger.info({ messages: messages.length }, 'summarised older turns');
+  }
+
+  private tools(settings: AgentSettings, schema: string): AgentTool[] {
     const { llm, prompts } = this.options;
     const review = { llm, prompt: prompts.review, params: this.params('review', settings), schema };
-    return turnTools({ known, ...(settings.review === 'on' ? { review } : {}) });
+    return turnTools({
+      knowledge: this.options.knowledge !== undefined,
+      ...(settings.review === 'on' ? { review } : {}),
+    });
   }
 
   private params(stage: Stage, settings: AgentSettings): CompletionParams {

@@ -31,7 +31,10 @@ the numbers found, decisions and open questions. Facts only.`;
 
 /**
  * Summarises older turns in place when `messages` exceeds `budgetTokens`. Cuts only where a user
- * turn starts, so a tool call is never separated from its result. Returns whether it summarised.
+ * turn starts, so a tool call is never separated from its result, and deep enough that what is kept
+ * fits in half the budget when it can: the history then grows for a while before it is cut again, and
+ * until then every request repeats the same prefix for the provider's prompt cache. Returns whether
+ * it summarised.
  */
 export async function fitToBudget(options: {
   messages: ChatMessage[];
@@ -39,14 +42,18 @@ export async function fitToBudget(options: {
   llm: LlmClient;
   params: CompletionParams;
   signal: AbortSignal;
+  /** Turns kept word for word; default 2 (one when the turn about to start is not in `messages` yet). */
+  keepTurns?: number;
 }): Promise<boolean> {
   const { messages, budgetTokens } = options;
   const characters = messages.reduce((total, message) => total + (message.content?.length ?? 0), 0);
   if (characters / CHARS_PER_TOKEN_AT_MOST < budgetTokens / 2 && characters < budgetTokens) return false;
   if (countTokens(messages) <= budgetTokens) return false;
   const turnStarts = messages.flatMap((message, index) => (message.role === 'user' ? [index] : []));
-  const cut = turnStarts[turnStarts.length - KEEP_TURNS];
-  if (cut === undefined || cut === 0) return false;
+  const latest = turnStarts[turnStarts.length - (options.keepTurns ?? KEEP_TURNS)];
+  if (latest === undefined || latest === 0) return false;
+  const fitting = turnStarts.find((start) => start > 0 && countTokens(messages.slice(start)) <= budgetTokens / 2);
+  const cut = Math.min(fitting ?? latest, latest);
   const older = messages.slice(0, cut);
   const completion = await options.llm.complete({
     messages: [

@@ -26,8 +26,6 @@ export interface ToolLoopOptions {
   onToolCall?: (call: ToolCall, outcome: ToolOutcome) => Promise<void> | void;
   /** Saves the conversation after every model reply and tool result, so an interrupted turn can go on. */
   checkpoint?: () => Promise<void>;
-  /** The turn follows a plan of this many steps: every tool takes an optional `plan_step`. */
-  planSteps?: number;
   /**
    * Looks at the model's answer before the turn ends: the text to post, or a note the model reads
    * (as the user's next message) before it answers again.
@@ -47,9 +45,7 @@ const REPAIRABLE = new Set(['run_python', 'run_sql', 'load_dataframe']);
 export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopResult> {
   const { llm, messages, context } = options;
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
-  const specs = options.tools.map((tool) =>
-    withPlanStep(toolSpec(tool.name, tool.description, tool.schema), options.planSteps),
-  );
+  const specs = toolSpecs(options.tools);
   const state: LoopState = {
     steps: 0,
     tokens: 0,
@@ -110,9 +106,19 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
   return { reason: reason === 'asked' ? 'step_limit' : reason, state, failures };
 }
 
-/** Adds `plan_step` to a tool's parameters when the turn follows a plan (the progress shows the step). */
-function withPlanStep(spec: ToolSpec, steps: number | undefined): ToolSpec {
-  if (!steps) return spec;
+/**
+ * The tools as sent to the model. Each takes an optional `plan_step` (the progress shows the step); it is there
+ * whether or not the turn has a plan, so the tool list is the same on every request of a thread (the prompt
+ * cache reuses only an identical prefix, and the tools come first).
+ */
+export function toolSpecs(tools: readonly AgentTool[]): ToolSpec[] {
+  return tools.map((tool) => {
+    const spec = toolSpec(tool.name, tool.description, tool.schema);
+    return tool.name === 'triage' ? spec : withPlanStep(spec);
+  });
+}
+
+function withPlanStep(spec: ToolSpec): ToolSpec {
   const parameters = spec.parameters as { properties?: Record<string, unknown> };
   return {
     ...spec,
@@ -120,12 +126,8 @@ function withPlanStep(spec: ToolSpec, steps: number | undefined): ToolSpec {
       ...spec.parameters,
       properties: {
         ...parameters.properties,
-        plan_step: {
-          type: 'integer',
-          minimum: 1,
-          maximum: steps,
-          description: 'The step of the plan this call works on.',
-        },
+        // What it means is said once, with the plan (turn-message.ts), rather than in every tool.
+        plan_step: { type: 'integer', minimum: 1 },
       },
     },
   };

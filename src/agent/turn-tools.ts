@@ -1,19 +1,33 @@
-/** The tools a turn offers the model: the data and kernel tools, a verified query when one fits. */
-import type { KnowledgePiece } from '../ports/knowledge.js';
-import { type CodeReviewOptions, reviewed } from './code-review.js';
+/**
+ * The tools a turn offers the model: the data and kernel tools, verified queries when the organisation keeps
+ * knowledge, and triage (asked for by the triage request alone). The list is the same on every request of a
+ * thread: the prompt cache reuses only an identical prefix, and the tools come first in it.
+ */
+import type { CodeReviewOptions } from './code-review.js';
+import { reviewed } from './code-review.js';
 import type { AgentTool } from './tool.js';
 import { describeTable, listTables, loadDataframe, runSql } from './tools/database-tools.js';
 import { askUser, draftSection, runPython } from './tools/kernel-tools.js';
 import { runVerifiedQuery } from './tools/knowledge-tools.js';
+import { triageTool } from './triage.js';
 
 export function turnTools(options: {
   /** `review=on`: run_python goes through a model review of its code first. */
   review?: CodeReviewOptions;
-  /** The knowledge that fits the request. */
-  known?: readonly KnowledgePiece[];
+  /** The organisation keeps knowledge: its verified queries can be run by name. */
+  knowledge?: boolean;
 }): AgentTool[] {
   const python = options.review ? reviewed(runPython, options.review) : runPython;
-  // Offered when a verified query fits the request: a turn without one keeps the tools it had.
-  const verified = options.known?.some((piece) => piece.kind === 'query') ? [runVerifiedQuery] : [];
-  return [listTables, describeTable, runSql, loadDataframe, ...verified, python, askUser, draftSection] as AgentTool[];
+  const verified = options.knowledge ? [runVerifiedQuery] : [];
+  return [
+    listTables,
+    describeTable,
+    runSql,
+    loadDataframe,
+    ...verified,
+    python,
+    askUser,
+    draftSection,
+    triageTool,
+  ] as AgentTool[];
 }

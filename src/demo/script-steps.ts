@@ -81,6 +81,23 @@ export type ScriptStep =
 // ---- step builders ---------------------------------------------------------------------------
 
 /** The model answers with text. */
+/**
+ * What the request's `tool_choice` asks: the name of the tool it forces (tally's triage forces `triage`),
+ * `none` when it lists tools but allows no call (tally's plan), undefined when the model may choose.
+ */
+export function toolChoiceOf(context: ScriptContext): string | undefined {
+  const choice = context.body.tool_choice;
+  if (choice === 'none') return 'none';
+  const forced = (choice as { function?: { name?: unknown } } | undefined)?.function?.name;
+  return typeof forced === 'string' ? forced : undefined;
+}
+
+/** Whether the request is tally's triage (it forces the `triage` tool). */
+export const isTriageRequest = (context: ScriptContext): boolean => toolChoiceOf(context) === 'triage';
+
+/** Whether the request is tally's plan stage (tools listed, none allowed). */
+export const isPlanRequest = (context: ScriptContext): boolean => toolChoiceOf(context) === 'none';
+
 export function say(text: string): ScriptReply {
   return { kind: 'reply', text };
 }

@@ -7,7 +7,7 @@
  * thread, the tools, number grounding, scoring, the summary) end to end without a model; its
  * accuracy says nothing about any model. `tally eval` uses it when no LLM_BASE_URL is set.
  */
-import { callTool, type ScriptContext, type ScriptStep, say } from '../demo/scripted-model-server.js';
+import { callTool, isTriageRequest, type ScriptContext, type ScriptStep, say } from '../demo/scripted-model-server.js';
 import type { DabenchItem } from './dabench-suite.js';
 
 /** How the oracle answers one question, given the conversation so far. */
@@ -66,9 +66,7 @@ export function dabenchOracle(
   // Longest first: a question that is a prefix of another must not take its place.
   const byLength = [...items].sort((left, right) => right.question.length - left.question.length);
   const step = (context: ScriptContext): ScriptStep => {
-    if (context.tools.length === 1 && context.tools[0]?.function.name === 'triage') {
-      return callTool('triage', { verdict: 'answerable', multi_step: false });
-    }
+    if (isTriageRequest(context)) return callTool('triage', { verdict: 'answerable', multi_step: false });
     const asked = context.messages.find((message) => message.role === 'user')?.content;
     const item = byLength.find((candidate) => String(asked ?? '').includes(candidate.question));
     return item ? answer(item, context) : say('I do not know this question.');

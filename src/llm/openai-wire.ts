@@ -6,6 +6,7 @@ import type {
   ChatCompletion,
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
+  ChatCompletionToolChoiceOption,
 } from 'openai/resources/chat/completions';
 import type { CreateEmbeddingResponse } from 'openai/resources/embeddings';
 import { LlmResponseInvalidError } from '../base/errors.js';
@@ -18,10 +19,15 @@ export function toChatRequest(request: CompletionRequest, model: string): ChatCo
     model,
     messages: request.messages.map(toWireMessage),
     ...(request.tools && request.tools.length > 0 ? { tools: request.tools.map(toWireTool) } : {}),
+    ...(request.toolChoice === undefined ? {} : { tool_choice: toWireToolChoice(request.toolChoice) }),
     ...(params.temperature === undefined ? {} : { temperature: params.temperature }),
     // `max_tokens` rather than `max_completion_tokens`: the one every compatible server knows.
     ...(params.maxTokens === undefined ? {} : { max_tokens: params.maxTokens }),
   };
+}
+
+function toWireToolChoice(choice: 'none' | { name: string }): ChatCompletionToolChoiceOption {
+  return choice === 'none' ? 'none' : { type: 'function', function: { name: choice.name } };
 }
 
 export function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {

@@ -33,6 +33,11 @@ export interface CompletionParams {
 export interface CompletionRequest {
   messages: ChatMessage[];
   tools?: ToolSpec[];
+  /**
+   * `none`: the tools are listed but none may be called; `{ name }`: that tool must be called. A stage that
+   * must not act still sends the turn's tools, so its prompt repeats the act requests' prefix for the cache.
+   */
+  toolChoice?: 'none' | { name: string };
   params?: CompletionParams;
   signal?: AbortSignal;
 }

@@ -22,6 +22,7 @@ import { type DabenchItem, dabenchCases, loadDabench, selectCases } from '../../
 import type { CaseResult } from '../../src/eval/eval-case.js';
 import type { EvalHarness, EvalRunOptions } from '../../src/eval/eval-harness.js';
 import { summariseEval } from '../../src/eval/summarise-eval.js';
+import { repeatedPrefixShare } from '../../src/eval/token-figures.js';
 import { type EvalFixture, startEvalFixture } from '../support/eval-fixture.js';
 
 /** Pandas the oracle runs in the sandbox for five cases, printing the values in label order. */
@@ -80,6 +81,8 @@ let fixture: EvalFixture | undefined;
 let server: ScriptedModelServer;
 let harness: EvalHarness;
 let items: DabenchItem[];
+/** Cases 1-40: what the prompt-cache figures are measured on. */
+let forty: DabenchItem[];
 /** Case 22: a question on a metabolome CSV that once got the telco eda-overview playbook. */
 let metabolome: DabenchItem[];
 
@@ -95,12 +98,9 @@ async function run(
 beforeAll(async () => {
   const all = await loadDabench();
   items = selectCases(all, '1-20');
+  forty = selectCases(all, '1-40');
   metabolome = selectCases(all, '22');
-  const script = dabenchOracle(
-    [...items, ...metabolome],
-    (item, context) => answers[modeOfCase.get(item.id) ?? mode](item, context),
-    200,
-  );
+  const script = dabenchOracle(forty, (item, context) => answers[modeOfCase.get(item.id) ?? mode](item, context), 200);
   fixture = await startEvalFixture('evalda', script);
   harness = fixture.harness;
   server = fixture.server;
@@ -111,15 +111,18 @@ afterAll(async () => {
 }, 120_000);
 
 describe('tally eval on DABench (scripted oracle)', () => {
-  it('scores the first 20 cases answered from their labels 20/20, the way the benchmark does', async () => {
+  it('scores the first 40 cases answered from their labels 40/40, the way the benchmark does', async () => {
     mode = 'right';
-    const results = await run(dabenchCases(items));
+    const results = await run(dabenchCases(forty));
     expect(results.map((result) => result.id).slice(0, 3)).toEqual(['dabench-0', 'dabench-5', 'dabench-6']);
     expect(
       results.filter((result) => !result.correct).map((result) => [result.id, result.parts, result.error]),
     ).toEqual([]);
     const summary = summariseEval(results, { suite: 'dabench', model: 'oracle', startedAt: '', wallMs: 0 });
-    expect(summary.overall).toMatchObject({ cases: 20, byQuestion: 1, bySubQuestion: 1, proportional: 1 });
+    expect(summary.overall).toMatchObject({ cases: 40, byQuestion: 1, bySubQuestion: 1, proportional: 1 });
+    // Every request after a case's first repeats what was sent before as its prefix, for the provider's cache.
+    expect(repeatedPrefixShare(summary.tokens)).toBeGreaterThanOrEqual(0.85);
+    expect(summary.tokens.cached).toBeGreaterThan(0);
     expect(Object.keys(summary.byLevel).sort()).toEqual(['easy', 'hard', 'medium']);
     expect(summary.byConcept['Summary Statistics']?.cases).toBeGreaterThan(0);
     expect(results.every((result) => result.tokens.prompt > 0 && result.modelCalls >= 3)).toBe(true);
@@ -131,11 +134,11 @@ describe('tally eval on DABench (scripted oracle)', () => {
       [],
     );
     expect(summary.grounding?.share).toBe(1);
-    expect(summary.grounding?.figures).toBeGreaterThan(20);
+    expect(summary.grounding?.figures).toBeGreaterThan(40);
     expect(summary.grounding?.grounded).toBe(summary.grounding?.figures);
     // Someone else's CSV: no case followed a playbook, and none was expected to; accuracy is unchanged by it.
     expect(results.filter((result) => result.playbook !== undefined).map((result) => result.id)).toEqual([]);
-    expect(summary.playbookChoice).toMatchObject({ cases: 20, precision: 1, falsePositives: 0, trueNegatives: 20 });
+    expect(summary.playbookChoice).toMatchObject({ cases: 40, precision: 1, falsePositives: 0, trueNegatives: 40 });
   }, 300_000);
 
   it('follows no playbook for case 22, a metabolome question that once got the telco overview', async () => {

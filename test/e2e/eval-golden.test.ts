@@ -16,6 +16,7 @@ import { KNOWLEDGE_NEEDED } from '../../src/eval/golden/knowledge-cases.js';
 import { churnAucBand } from '../../src/eval/golden/model-case.js';
 import { computeTelcoFacts } from '../../src/eval/golden/telco-facts.js';
 import { summariseEval } from '../../src/eval/summarise-eval.js';
+import { repeatedPrefixShare } from '../../src/eval/token-figures.js';
 import { type EvalFixture, startEvalFixture } from '../support/eval-fixture.js';
 import { goldenOracleStep, STALE_CASE, staleRate } from '../support/golden-oracle.js';
 
@@ -61,6 +62,8 @@ describe('tally eval on the telco golden suite (scripted oracle)', () => {
     const results = await harness.run(cases, RUN);
     expect(results).toHaveLength(cases.length);
     expect(failures(results)).toEqual([]);
+    // Every request after a case's first repeats what was sent before as its prefix, for the provider's cache.
+    expect(repeatedPrefixShare(summaryOf(results).tokens)).toBeGreaterThanOrEqual(0.85);
     const byId = new Map(results.map((result) => [result.id, result]));
     const clarify = cases.find((evalCase) => evalCase.level === 'clarify');
     expect(byId.get(clarify?.id ?? '')?.transcript).toMatch(/Group the customers by what/);

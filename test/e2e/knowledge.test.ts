@@ -6,13 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, type ScriptContext, say } from '../../src/demo/scripted-model-server.js';
+import { shownForRequest } from '../support/shown-for-request.js';
 import { postsOf, startTallyFixture, type TallyFixture } from '../support/tally-fixture.js';
 
 const QUERY = 'active customers by internet service';
 const prompts: string[] = [];
 const tools: string[][] = [];
 const seen = (context: ScriptContext) => {
-  prompts.push(String(context.messages[0]?.content));
+  prompts.push(shownForRequest(context));
   tools.push(context.tools.map((tool) => tool.function.name));
 };
 /** `Fiber optic  1234` rows of the verified query's result, as the model reads them. */
@@ -85,9 +86,10 @@ describe('what tally knows, in a thread', () => {
     expect(html).toContain(`(verified query &#34;${QUERY}&#34;)`);
   });
 
-  it('adds nothing to the prompts of a request the store does not cover', async () => {
+  it('adds nothing to the prompts of a request the store does not cover, and keeps the same tools', async () => {
     await fixture.say('Plot the weather in Lisbon last week');
     for (const prompt of prompts.slice(2)) expect(prompt).not.toContain('what the organisation knows');
-    expect(tools.at(-1)).not.toContain('run_verified_query');
+    // The tool list is the same on every request of the thread, so the provider can cache the prefix.
+    expect(tools.at(-1)).toEqual(tools[1]);
   });
 });

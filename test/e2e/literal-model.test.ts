@@ -17,6 +17,7 @@ import { summariseEval } from '../../src/eval/summarise-eval.js';
 import { type EvalFixture, startEvalFixture } from '../support/eval-fixture.js';
 import {
   type LiteralDabenchCase,
+  listedSources,
   literalModel,
   NOT_LISTED,
   namedTelcoColumns,
@@ -37,12 +38,18 @@ const failures = (results: CaseResult[]) =>
 
 const correctOf = (results: CaseResult[]) => results.filter((result) => result.correct).length;
 
-/** The system prompts of the triage requests the model received. */
+/** What the triage requests the model received showed it: the system prompt and the user's messages. */
 const triagePrompts = (fixture: EvalFixture | undefined): string[] =>
   (fixture?.server.chatRequests ?? [])
     .map((request) => request.body ?? {})
-    .filter((body) => JSON.stringify(body.tools ?? []).includes('"name":"triage"'))
-    .map((body) => String((body.messages as Array<{ content?: unknown }> | undefined)?.[0]?.content ?? ''));
+    .filter((body) => JSON.stringify(body.tool_choice ?? '').includes('"name":"triage"'))
+    .map(
+      (body) =>
+        (body.messages as Array<{ role?: unknown; content?: unknown }> | undefined)
+          ?.filter((message) => message.role === 'system' || message.role === 'user')
+          .map((message) => String(message.content ?? ''))
+          .join('\n\n') ?? '',
+    );
 
 beforeAll(async () => {
   literal = await withCsvColumns(selectCases(await loadDabench(), '1-20'));
@@ -121,6 +128,9 @@ describe('the same literal model, with TALLY_PROFILE_FILES=off', () => {
     // The model was told where the file is, but not what is in it.
     const requests = JSON.stringify(fixture?.server.chatRequests.map((request) => request.body));
     expect(requests).toContain('[Shared files, readable in the kernel: /inputs/uploads/');
-    expect(triagePrompts(fixture).filter((prompt) => prompt.includes('/inputs/uploads/'))).toEqual([]);
+    const listedFiles = triagePrompts(fixture).flatMap((prompt) =>
+      listedSources(prompt).filter((source) => source.name.startsWith('/inputs/')),
+    );
+    expect(listedFiles).toEqual([]);
   }, 600_000);
 });

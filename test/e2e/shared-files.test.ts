@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, type ScriptContext, say } from '../../src/demo/scripted-model-server.js';
 import type { SharedFile } from '../../src/ports/chat.js';
 import { type JournalEntry, journalKey } from '../../src/sessions/session-record.js';
+import { shownForRequest } from '../support/shown-for-request.js';
 import { postsOf, startTallyFixture, type TallyFixture } from '../support/tally-fixture.js';
 
 const csv = 'region,sales\nnorth,10\nsouth,32\n';
@@ -17,7 +18,7 @@ const shared = (name: string, content: string | Buffer, mime = 'text/csv'): Shar
 
 let fixture: TallyFixture;
 let told = '';
-const systemPrompts: string[] = [];
+const shownPrompts: string[] = [];
 const PROFILE =
   '- /inputs/uploads/sales.csv (CSV) (2 rows): region object e.g. "north", "south", sales int64 e.g. "10", "32"';
 
@@ -25,12 +26,12 @@ beforeAll(async () => {
   fixture = await startTallyFixture(
     [
       (context: ScriptContext) => {
-        told = JSON.stringify(context.messages.at(-1));
-        systemPrompts.push(String(context.messages[0]?.content));
+        told = JSON.stringify(context.messages.at(-2));
+        shownPrompts.push(shownForRequest(context));
         return callTool('triage', { verdict: 'answerable' });
       },
       (context: ScriptContext) => {
-        systemPrompts.push(String(context.messages[0]?.content));
+        shownPrompts.push(shownForRequest(context));
         return callTool('run_python', {
           code: 'import pandas as pd\nsales = pd.read_csv("/inputs/uploads/sales.csv")\nint(sales.sales.sum())',
         });
@@ -48,10 +49,10 @@ describe('shared files', () => {
   it('delivers a CSV into the kernel and tells the agent where it is', async () => {
     await fixture.send({ text: 'What are the total sales in this file?', files: [shared('sales.csv', csv)] });
     expect(told).toContain('/inputs/uploads/sales.csv (CSV');
-    // Profiled in the kernel and listed beside the tables, for triage and for the work.
-    expect(systemPrompts).toHaveLength(2);
-    for (const prompt of systemPrompts) expect(prompt).toContain(PROFILE);
-    expect(systemPrompts[0]).toContain('a question about a shared file');
+    // Profiled in the kernel and listed in the request's own message, for triage and for the work.
+    expect(shownPrompts).toHaveLength(2);
+    for (const prompt of shownPrompts) expect(prompt).toContain(PROFILE);
+    expect(shownPrompts[0]).toContain('a question about a shared file');
     expect(postsOf(fixture.posts, 'text').at(-1)?.markdown).toBe('Total sales: 42');
   });
 

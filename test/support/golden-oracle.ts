@@ -18,8 +18,11 @@
  * When the piece is not in the prompt it says so instead of answering, so the case fails: a pass
  * proves retrieval. What it found is recorded in `seen`, by case id.
  */
+import { requestOfTurnMessage } from '../../src/agent/turn-message.js';
 import {
   callTool,
+  isPlanRequest,
+  isTriageRequest,
   type ScriptContext,
   type ScriptReply,
   type ScriptStep,
@@ -503,15 +506,19 @@ export function goldenOracleStep(options: GoldenOracleOptions = {}): (context: S
     .map((evalCase) => ({ id: evalCase.id, message: evalCase.message }))
     .sort((left, right) => right.message.length - left.message.length);
   return (context) => {
-    const request = String(context.messages.find((message) => message.role === 'user')?.content ?? '');
+    const request = requestOfTurnMessage(
+      String(context.messages.find((message) => message.role === 'user')?.content ?? ''),
+    );
     const found = messages.find((candidate) => request.startsWith(candidate.message));
     const oracle = found ? cases[found.id] : undefined;
     if (!found || !oracle) return say(`oracle: no golden case starts like this request: ${request.slice(0, 80)}`);
-    if (context.tools.length === 1 && context.tools[0]?.function.name === 'triage') {
-      return callTool('triage', oracle.triage);
-    }
-    if (context.tools.length === 0) return say(oracle.plan ?? '1. Query the tables.\n2. Answer.');
-    const system = String(context.messages.find((message) => message.role === 'system')?.content ?? '');
+    if (isTriageRequest(context)) return callTool('triage', oracle.triage);
+    if (isPlanRequest(context)) return say(oracle.plan ?? '1. Query the tables.\n2. Answer.');
+    // What the prompts show: the system prompt, and the turn's own message with what was found for it.
+    const system = context.messages
+      .filter((message) => message.role === 'system' || message.role === 'user')
+      .map((message) => String(message.content ?? ''))
+      .join('\n');
     const saw = (line: string) => {
       const lines = options.seen?.get(found.id) ?? [];
       if (!lines.includes(line)) options.seen?.set(found.id, [...lines, line]);

@@ -15,7 +15,15 @@
  */
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { callTool, type ScriptContext, type ScriptStep, say } from '../../src/demo/scripted-model-server.js';
+import { requestOfTurnMessage } from '../../src/agent/turn-message.js';
+import {
+  callTool,
+  isPlanRequest,
+  isTriageRequest,
+  type ScriptContext,
+  type ScriptStep,
+  say,
+} from '../../src/demo/scripted-model-server.js';
 import { labelCell, labelledAnswer } from '../../src/eval/dabench-oracle.js';
 import { DABENCH_DIR, type DabenchItem } from '../../src/eval/dabench-suite.js';
 import { loadGoldenCases } from '../../src/eval/golden/golden-suite.js';
@@ -37,18 +45,20 @@ export interface ListedSource {
   text: string;
 }
 
-const SOURCES_HEADING = /^Databases, tables and shared files[^\n]*:\n/m;
+/** The headings sources are listed under: the system prompt's overview, a request's own message. */
+const SOURCES_HEADING = /^(?:Databases and their tables|Databases, tables and shared files)[^\n]*:\n/gm;
 
-/** The sources listed under the "Databases, tables and shared files" heading of a system prompt. */
-export function listedSources(system: string): ListedSource[] {
-  const heading = SOURCES_HEADING.exec(system);
-  if (!heading) return [];
+/** The sources listed under the sources headings of the prompts' text (see {@link shownText}). */
+export function listedSources(shown: string): ListedSource[] {
   const sources: ListedSource[] = [];
-  for (const line of system.slice(heading.index + heading[0].length).split('\n')) {
-    const entry = /^- (\S+) \(/.exec(line);
-    const last = sources.at(-1);
-    if (entry?.[1]) sources.push({ name: entry[1], text: line });
-    else if (last && line.startsWith('  ')) last.text += `\n${line}`;
+  for (const heading of shown.matchAll(SOURCES_HEADING)) {
+    for (const line of shown.slice(heading.index + heading[0].length).split('\n')) {
+      const entry = /^- (\S+) \(/.exec(line);
+      const last = sources.at(-1);
+      if (entry?.[1]) sources.push({ name: entry[1], text: line });
+      else if (last && line.startsWith('  ')) last.text += `\n${line}`;
+      else if (line.trim() === '') break;
+    }
   }
   return sources;
 }
@@ -58,17 +68,18 @@ export function listsColumn(source: ListedSource, column: string): boolean {
   return new RegExp(`(?:: |, )${escapeRegExp(column)} [\\w\\[\\]]+`).test(source.text);
 }
 
-/** The system prompt of a request ('' when it has none). */
-function systemOf(context: ScriptContext): string {
-  return String(context.messages.find((message) => message.role === 'system')?.content ?? '');
+/** What the prompts of a request show: its system prompt and the user's messages (what was found for each request). */
+function shownText(context: ScriptContext): string {
+  return context.messages
+    .filter((message) => message.role === 'system' || message.role === 'user')
+    .map((message) => String(message.content ?? ''))
+    .join('\n\n');
 }
 
-/** The first user message: the request of a triage, the opening request of the tool loop. */
+/** The first request of the thread, without what was found for it. */
 function requestOf(context: ScriptContext): string {
-  return String(context.messages.find((message) => message.role === 'user')?.content ?? '');
+  return requestOfTurnMessage(String(context.messages.find((message) => message.role === 'user')?.content ?? ''));
 }
-
-const isTriage = (context: ScriptContext) => context.tools.length === 1 && context.tools[0]?.function.name === 'triage';
 
 // ---- what a request uses ---------------------------------------------------------------------
 
@@ -164,9 +175,9 @@ function dabenchStep(cases: readonly LiteralDabenchCase[]): LiteralStep {
     const found = byLength.find((candidate) => request.includes(candidate.item.question));
     if (!found) return undefined;
     const used = usedColumns(found);
-    const sources = listedSources(systemOf(context));
+    const sources = listedSources(shownText(context));
     const missing = used.filter((column) => !sources.some((source) => listsColumn(source, column)));
-    if (isTriage(context)) {
+    if (isTriageRequest(context)) {
       if (used.length > 0 && missing.length === 0) {
         return callTool('triage', { verdict: 'answerable', multi_step: false });
       }
@@ -177,7 +188,7 @@ function dabenchStep(cases: readonly LiteralDabenchCase[]): LiteralStep {
           : `${NOT_LISTED} ${missing.join(', ')} that the question uses (listed: ${listed})`;
       return callTool('triage', { verdict: 'out_of_scope', reason });
     }
-    if (context.tools.length === 0) return say('1. Read the shared file.\n2. Answer in the requested format.');
+    if (isPlanRequest(context)) return say('1. Read the shared file.\n2. Answer in the requested format.');
     const file = sources.find((source) => source.name.startsWith('/') && used.every((c) => listsColumn(source, c)));
     if (!file || used.length === 0) {
       return say(`I was shown no shared file with the columns ${used.join(', ')}, so I wrote no code.`);
@@ -208,8 +219,8 @@ function goldenStep(): LiteralStep {
   return (context) => {
     const request = requestOf(context);
     if (!messages.some((message) => request.startsWith(message))) return undefined;
-    if (isTriage(context)) {
-      const sources = listedSources(systemOf(context));
+    if (isTriageRequest(context)) {
+      const sources = listedSources(shownText(context));
       const missing = namedTelcoColumns(request)
         .filter(({ table, column }) => !sources.some((source) => source.name === table && listsColumn(source, column)))
         .map(({ table, column }) => `${table}.${column}`);

@@ -87,6 +87,10 @@ describe('loadConfig', () => {
       'gpt-4o': { promptPerMillion: 2.5, completionPerMillion: 10 },
     });
     expect(() => loadConfig({ TALLY_MODEL_PRICES: 'gpt-4o=cheap' })).toThrow(/TALLY_MODEL_PRICES/);
+    // A third figure is the price of prompt tokens the provider served from its cache.
+    expect(loadConfig({ TALLY_MODEL_PRICES: 'gpt-4o-mini=0.15/0.60/0.075' }).llm.prices).toEqual({
+      'gpt-4o-mini': { promptPerMillion: 0.15, completionPerMillion: 0.6, cachedPromptPerMillion: 0.075 },
+    });
   });
 
   it('defaults to the embedded demo database and reads named ones', () => {

@@ -1,0 +1,101 @@
+/**
+ * How a turn is laid out for the provider's prompt cache: the request's own message (what was found
+ * for it, then the request), the guidance after triage, tools that are the same on every request,
+ * and trimming that cuts deep enough to keep the prefix for a while.
+ */
+import { describe, expect, it } from 'vitest';
+import { fitToBudget } from '../../src/agent/context-budget.js';
+import { toolSpecs } from '../../src/agent/run-tool-loop.js';
+import { guidanceMessage, requestOfTurnMessage, turnMessage } from '../../src/agent/turn-message.js';
+import { turnTools } from '../../src/agent/turn-tools.js';
+import type { ChatMessage, LlmClient } from '../../src/ports/llm.js';
+
+describe("a request's own message", () => {
+  it('carries what was found for the request, then the request, which can be read back', () => {
+    const message = turnMessage('Churn by contract?', '- user_churn (7,043 rows): Churn varchar');
+    expect(message).toMatch(/^Databases, tables and shared files for this request .*:\n- user_churn/);
+    expect(message.endsWith('\n\nThe request:\nChurn by contract?')).toBe(true);
+    expect(requestOfTurnMessage(message)).toBe('Churn by contract?');
+  });
+
+  it('is the request alone when nothing was found', () => {
+    expect(turnMessage('hello', '')).toBe('hello');
+    expect(requestOfTurnMessage('hello\n\nThe request:\nnot a heading')).toBe('hello\n\nThe request:\nnot a heading');
+  });
+
+  it('is followed by the playbook and the plan, when there are any', () => {
+    expect(guidanceMessage('', '')).toBe('');
+    expect(guidanceMessage('Playbook: churn', '1. Count')).toBe(
+      'Playbook: churn\n\nPlan to follow (give each tool call the plan_step it works on, so the thread sees how far you are):\n1. Count',
+    );
+  });
+});
+
+describe('the tools of a turn', () => {
+  it('are the same with or without a plan, triage among them, each with an optional plan_step', () => {
+    const specs = toolSpecs(turnTools({ knowledge: true }));
+    expect(specs.map((spec) => spec.name)).toContain('triage');
+    expect(specs.map((spec) => spec.name)).toContain('run_verified_query');
+    for (const spec of specs.filter((candidate) => candidate.name !== 'triage')) {
+      const parameters = spec.parameters as { properties: Record<string, unknown>; required?: string[] };
+      expect(parameters.properties.plan_step).toMatchObject({ type: 'integer', minimum: 1 });
+      expect(parameters.required ?? []).not.toContain('plan_step');
+    }
+    expect(JSON.stringify(toolSpecs(turnTools({ knowledge: true })))).toBe(JSON.stringify(specs));
+  });
+});
+
+describe('trimming a long thread', () => {
+  const summariser: LlmClient = {
+    model: 'm',
+    complete: async () => ({
+      message: { role: 'assistant', content: 'earlier work' },
+      toolCalls: [],
+      usage: { promptTokens: 0, completionTokens: 0 },
+      finishReason: 'stop',
+    }),
+  };
+  /** `turns` turns of a request and an answer of about `words` tokens each. */
+  const thread = (turns: number, words: number): ChatMessage[] =>
+    Array.from({ length: turns }, (_, index): ChatMessage[] => [
+      { role: 'user', content: `request ${index}` },
+      { role: 'assistant', content: 'word '.repeat(words) },
+    ]).flat();
+
+  it('keeps what fits in half the budget, so the next turns repeat the same prefix', async () => {
+    const messages = thread(10, 1_000);
+    const fit = (list: ChatMessage[]) =>
+      fitToBudget({
+        messages: list,
+        budgetTokens: 8_000,
+        llm: summariser,
+        params: {},
+        signal: AbortSignal.timeout(5_000),
+      });
+    expect(await fit(messages)).toBe(true);
+    // The summary and three whole turns (about 3,000 tokens): not the eight that would just fit.
+    expect(messages[0]?.content).toBe('(Summary of the earlier conversation: earlier work)');
+    expect(messages.filter((message) => message.role === 'user')).toHaveLength(4);
+    // The next two turns fit without another cut: the prefix the provider cached stays.
+    const before = JSON.stringify(messages);
+    messages.push(...thread(2, 1_000));
+    expect(await fit(messages)).toBe(false);
+    expect(JSON.stringify(messages).startsWith(before.slice(0, -1))).toBe(true);
+  });
+
+  it('keeps the last two turns even when they alone pass half the budget', async () => {
+    const messages = thread(4, 3_000);
+    await fitToBudget({
+      messages,
+      budgetTokens: 8_000,
+      llm: summariser,
+      params: {},
+      signal: AbortSignal.timeout(5_000),
+    });
+    expect(messages.filter((message) => message.role === 'user').map((message) => message.content)).toEqual([
+      '(Summary of the earlier conversation: earlier work)',
+      'request 2',
+      'request 3',
+    ]);
+  });
+});
