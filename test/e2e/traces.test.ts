@@ -26,6 +26,10 @@ const CODE = `# ${CODE_MARK}
 print('${OUTPUT_MARK[0]}' + '${OUTPUT_MARK[1]}')
 '${RESULT_MARK[0]}' + '${RESULT_MARK[1]}'`;
 
+/** Refused by the guard, and a cell that raises: their spans fail with the error's kind, not its message. */
+const REFUSED_SQL = 'DELETE FROM user_payments';
+const FAILING_CODE = `raise ValueError('${OUTPUT_MARK[0]}' + 'ERR4410')`;
+
 let receiver: OtlpReceiver;
 let fixture: TallyFixture;
 let sqlResult = '';
@@ -48,8 +52,10 @@ beforeAll(async () => {
       callTool('run_sql', { sql: SQL }),
       (context: ScriptContext) => {
         sqlResult = context.lastToolResult?.content ?? '';
-        return callTool('run_python', { code: CODE });
+        return callTool('run_sql', { sql: REFUSED_SQL });
       },
+      callTool('run_python', { code: FAILING_CODE }),
+      callTool('run_python', { code: CODE }),
       (context: ScriptContext) => {
         cellResult = context.lastToolResult?.content ?? '';
         return callTool('draft_section', {
@@ -116,13 +122,36 @@ describe('traces of a thread', () => {
     }
     expect(
       children.filter((span) => span.attributes['gen_ai.operation.name'] === 'execute_tool').map((span) => span.name),
-    ).toEqual(['execute_tool run_sql', 'execute_tool run_python', 'execute_tool draft_section']);
+    ).toEqual([
+      'execute_tool run_sql',
+      'execute_tool run_sql',
+      'execute_tool run_python',
+      'execute_tool run_python',
+      'execute_tool draft_section',
+    ]);
     const draft = only(named('execute_tool draft_section'), 'draft_section');
     expect(draft.attributes).toMatchObject({ 'gen_ai.tool.name': 'draft_section', 'tally.tool.paused': true });
   });
 
+  it('marks a refused statement and a failing cell failed with their kind, and the tool calls with them', () => {
+    const [, refusedCall] = named('execute_tool run_sql');
+    const [failingCall] = named('execute_tool run_python');
+    const refused = only(childrenOf(spans, refusedCall as ReceivedSpan), 'refused statement');
+    expect(refused.attributes).toMatchObject({ 'db.query.text': REFUSED_SQL, 'error.type': 'SQL_REJECTED' });
+    expect(refused.status.code).toBe(2);
+    const cell = only(
+      childrenOf(spans, failingCall as ReceivedSpan).filter((span) => span.name === 'tally.cell'),
+      'failing cell',
+    );
+    expect(cell.attributes['error.type']).toBe('ValueError');
+    expect(cell.status.code).toBe(2);
+    for (const call of [refusedCall, failingCall]) expect(call?.attributes['error.type']).toBe('tool_failed');
+    expect(receiver.payload()).not.toContain(`${OUTPUT_MARK[0]}ERR4410`);
+  });
+
   it('puts the SQL statement as written under its tool call, with the engine, database and row count', () => {
-    const tool = only(named('execute_tool run_sql'), 'run_sql');
+    const [tool] = named('execute_tool run_sql');
+    if (!tool) throw new Error('no run_sql span');
     const statement = only(
       childrenOf(spans, tool).filter((span) => span.attributes['db.query.text'] !== undefined),
       'statement',
@@ -140,7 +169,8 @@ describe('traces of a thread', () => {
   });
 
   it('puts the cell under its tool call, with sizes and no code, and the decision in the second turn', () => {
-    const tool = only(named('execute_tool run_python'), 'run_python');
+    const tool = named('execute_tool run_python')[1];
+    if (!tool) throw new Error('no second run_python span');
     expect(childNames(tool)).toContain('tally.cell');
     const cell = only(
       childrenOf(spans, tool).filter((span) => span.name === 'tally.cell'),
