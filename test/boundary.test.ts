@@ -66,6 +66,12 @@ const SDK_HOMES: Record<string, RegExp> = {
   '@keyv/redis': /^src\/store\//,
   '@redis/client': /^src\/store\//,
   redis: /^src\/store\//,
+  '@opentelemetry/api': /^src\/ops\/otel-tracing\.ts$/,
+  '@opentelemetry/context-async-hooks': /^src\/ops\/otel-tracing\.ts$/,
+  '@opentelemetry/exporter-trace-otlp-http': /^src\/ops\/otel-tracing\.ts$/,
+  '@opentelemetry/exporter-trace-otlp-proto': /^src\/ops\/otel-tracing\.ts$/,
+  '@opentelemetry/resources': /^src\/ops\/otel-tracing\.ts$/,
+  '@opentelemetry/sdk-trace-base': /^src\/ops\/otel-tracing\.ts$/,
 };
 
 /**

@@ -7,6 +7,7 @@ import type { Logger } from '../base/logger.js';
 import type { Database } from '../ports/database.js';
 import type { Knowledge } from '../ports/knowledge.js';
 import type { ChatMessage, CompletionParams, LlmClient } from '../ports/llm.js';
+import type { Tracing } from '../ports/tracing.js';
 import { gated } from './approval.js';
 import { fitToBudget } from './context-budget.js';
 import { offersOf } from './derived-offer.js';
@@ -55,6 +56,8 @@ export interface AgentOptions {
   groundingApprox?: number;
   /** What the organisation knows about its databases: definitions, joins, verified queries. Default none. */
   knowledge?: Knowledge;
+  /** Spans for the turn's tool calls (OTEL_EXPORTER_OTLP_ENDPOINT). Default none. */
+  tracing?: Tracing;
 }
 
 export class Agent {
@@ -181,6 +184,7 @@ export class Agent {
       context,
       params: this.params('act', settings),
       ...(request.checkpoint ? { checkpoint: request.checkpoint } : {}),
+      ...(this.options.tracing ? { tracing: this.options.tracing } : {}),
       stopWhen: [
         whenAsked,
         afterFailures(this.options.maxRepairs ?? 3),

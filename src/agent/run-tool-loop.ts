@@ -4,6 +4,7 @@
  * rejected SQL) go back to it as tool results; only broken infrastructure throws.
  */
 import type { ChatMessage, CompletionParams, LlmClient, ToolCall, ToolSpec } from '../ports/llm.js';
+import { NO_TRACING, type Tracing } from '../ports/tracing.js';
 import type { Pause } from './pause.js';
 import { firstStop, type LoopState, type StopCondition, type StopReason } from './stop-conditions.js';
 import type { AgentTool, ToolContext, ToolOutcome } from './tool.js';
@@ -31,6 +32,8 @@ export interface ToolLoopOptions {
    * (as the user's next message) before it answers again.
    */
   reviewAnswer?: (text: string) => Promise<{ redo: string } | { text: string }>;
+  /** Each tool call runs in a span of its own, so its SQL and cells nest under it. Default: none. */
+  tracing?: Tracing;
 }
 
 export type ToolLoopResult =
@@ -81,7 +84,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     await options.onToolCalls?.(completion.toolCalls);
     for (const call of completion.toolCalls) {
       await options.beforeToolCall?.(call);
-      const outcome = await runCall(byName, call, context);
+      const outcome = await tracedCall(options.tracing ?? NO_TRACING, call, () => runCall(byName, call, context));
       await options.onToolCall?.(call, outcome);
       if (outcome.pause && !paused) {
         paused = { pause: outcome.pause, callId: call.id };
@@ -131,6 +134,22 @@ function withPlanStep(spec: ToolSpec): ToolSpec {
       },
     },
   };
+}
+
+/** A tool call as a span (`execute_tool {name}`, GenAI conventions): its name and id, and how it ended. */
+function tracedCall(tracing: Tracing, call: ToolCall, run: () => Promise<ToolOutcome>): Promise<ToolOutcome> {
+  const attributes = {
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.tool.name': call.name,
+    'gen_ai.tool.call.id': call.id,
+    'gen_ai.tool.type': 'function',
+  };
+  return tracing.span(`execute_tool ${call.name}`, attributes, async (span) => {
+    const outcome = await run();
+    span.set({ 'tally.tool.result_bytes': Buffer.byteLength(outcome.content), 'tally.tool.paused': !!outcome.pause });
+    if (outcome.failed) span.fail('tool_failed');
+    return outcome;
+  });
 }
 
 async function runCall(byName: Map<string, AgentTool>, call: ToolCall, context: ToolContext): Promise<ToolOutcome> {

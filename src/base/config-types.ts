@@ -49,6 +49,23 @@ export interface OperationSettings {
   requireReadonly?: boolean;
 }
 
+/**
+ * Where spans go (OpenTelemetry's OTEL_* variables, read by tracing-settings.ts); absent when no OTLP endpoint is
+ * set, OTEL_SDK_DISABLED is true or OTEL_TRACES_EXPORTER does not name `otlp`.
+ */
+export interface TracingSettings {
+  /** The full traces URL: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT with /v1/traces. */
+  url: string;
+  /** OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL; default `http/protobuf`. */
+  protocol: 'http/protobuf' | 'http/json';
+  /** OTEL_EXPORTER_OTLP_HEADERS, overridden per key by OTEL_EXPORTER_OTLP_TRACES_HEADERS (often a key: never logged). */
+  headers: Record<string, string>;
+  /** OTEL_SERVICE_NAME; default `tally`. */
+  serviceName: string;
+  /** OTEL_RESOURCE_ATTRIBUTES (`deployment.environment.name=prod,...`). */
+  resourceAttributes: Record<string, string>;
+}
+
 /** How long what tally keeps is kept (see the README, Retention and deletion). */
 export interface RetentionSettings {
   /** Threads (inbox, logs, conversations, reports), workspaces, exports and eval runs (TALLY_RETENTION_DAYS). */
@@ -204,6 +221,8 @@ export interface Config {
   access: AccessSettings;
   retention: RetentionSettings;
   budgets: BudgetSettings;
+  /** The OTLP trace export; absent: no spans are made or sent. */
+  tracing: TracingSettings | undefined;
 }
 
 /** Who may read what: the access policy and what it needs. */

@@ -14,6 +14,7 @@ import {
   STAGE_MODEL,
 } from './environment-schema.js';
 import { ConfigError, type ConfigIssue } from './errors.js';
+import { tracingSettings } from './tracing-settings.js';
 
 export type * from './config-types.js';
 
@@ -213,5 +214,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
       extractMaxRows: e.TALLY_EXTRACT_MAX_ROWS,
       extractMaxBytes: e.TALLY_EXTRACT_MAX_BYTES,
     },
+    tracing: tracingSettings(e),
   };
 }

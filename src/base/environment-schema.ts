@@ -26,6 +26,15 @@ export const NAMED_DATABASE = /^DATABASE_URL_([A-Z0-9_]+)$/;
 /** LLM_MODEL_<STAGE>: the model of one stage of a turn instead of LLM_MODEL. */
 export const STAGE_MODEL = /^LLM_MODEL_([A-Z]+)$/;
 
+const HTTP_URL = /^https?:\/\/[^/\s]+/;
+/** OTLP over HTTP only: the gRPC exporter is not included. */
+const otlpProtocol = z
+  .enum(
+    ['http/protobuf', 'http/json'],
+    "http/protobuf or http/json (grpc is not supported: use the collector's HTTP port, 4318)",
+  )
+  .optional();
+
 /** Every variable tally reads by name, with its check and default. */
 export const environmentSchema = z.object({
   TALLY_HOME: z.string().min(1).default('.tally'),
@@ -130,4 +139,17 @@ export const environmentSchema = z.object({
   TALLY_RETENTION_SWEEP_MINUTES: z.coerce.number().positive('a number of minutes above 0').default(60),
   TALLY_BUDGET_TOKENS_PER_DAY: z.coerce.number().int().positive('a whole number of tokens above 0').optional(),
   TALLY_BUDGET_KERNEL_MINUTES_PER_DAY: z.coerce.number().positive('a number of minutes above 0').optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().regex(HTTP_URL, 'an http(s) URL, e.g. http://collector:4318').optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z
+    .string()
+    .regex(HTTP_URL, 'the full URL, e.g. http://collector:4318/v1/traces')
+    .optional(),
+  OTEL_EXPORTER_OTLP_HEADERS: z.string().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: z.string().optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol,
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol,
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
+  OTEL_RESOURCE_ATTRIBUTES: z.string().optional(),
+  OTEL_SDK_DISABLED: z.string().optional(),
+  OTEL_TRACES_EXPORTER: z.string().optional(),
 });

@@ -89,6 +89,7 @@ export function toCompletion(completion: ChatCompletion, endpoint: string): Comp
       ...cachedTokensOf(completion.usage),
     },
     finishReason: finishReasonOf(choice.finish_reason, toolCalls.length > 0),
+    ...(typeof completion.model === 'string' && completion.model !== '' ? { model: completion.model } : {}),
   };
 }
 

@@ -51,6 +51,8 @@ export interface Completion {
    */
   usage: { promptTokens: number; completionTokens: number; cachedTokens?: number };
   finishReason: 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other';
+  /** The model that answered, as the provider named it (it may differ from the one asked for); absent when unsaid. */
+  model?: string;
 }
 
 export interface LlmClient {

@@ -21,6 +21,7 @@ import type { Inbound, Post, ThreadKey } from '../ports/chat.js';
 import { type Clock, SYSTEM_CLOCK } from '../ports/clock.js';
 import type { Database } from '../ports/database.js';
 import type { Store } from '../ports/store.js';
+import { type ActiveSpan, NO_TRACING, type Tracing } from '../ports/tracing.js';
 import { ReportBook } from '../report/report-book.js';
 import { dispatchMessage } from './dispatch-message.js';
 import type { QueryProposalOptions } from './query-proposals.js';
@@ -35,6 +36,7 @@ import type { Handled, ThreadContext } from './thread-context.js';
 import { offeredEvent } from './thread-derivation.js';
 import { actorOf } from './turn-actor.js';
 import { turnKernel } from './turn-kernel.js';
+import { turnAttributes } from './turn-span.js';
 import { findUserCode } from './user-code.js';
 import { runUserCode } from './user-code-run.js';
 
@@ -62,6 +64,8 @@ export interface MessageTurnOptions extends ReportCommandOptions, QueryProposalO
   consoleUser?: string;
   /** When turns end (sessions' `updatedAt`, which retention goes by). Default the system's. */
   clock?: Clock;
+  /** Each message's turn is a span, with the model requests, tool calls and decisions in it. Default: none. */
+  tracing?: Tracing;
   logger: Logger;
 }
 
@@ -77,10 +81,12 @@ export const RESTARTED_TEXT = 'tally restarted while working on this; continuing
 export class MessageTurns {
   private readonly audit: AuditTrail;
   private readonly clock: Clock;
+  private readonly tracing: Tracing;
 
   constructor(private readonly options: MessageTurnOptions) {
     this.audit = options.audit ?? NO_AUDIT;
     this.clock = options.clock ?? SYSTEM_CLOCK;
+    this.tracing = options.tracing ?? NO_TRACING;
   }
 
   /**
@@ -90,10 +96,17 @@ export class MessageTurns {
    */
   run(inbound: Inbound, interrupted: boolean, controller: AbortController): Promise<void> {
     const actor = actorOf(inbound, this.options.consoleUser);
-    return this.audit.within(actor, () => this.turn(inbound, interrupted, controller));
+    return this.tracing.span('tally.turn', turnAttributes(inbound, actor, interrupted), (span) =>
+      this.audit.within(actor, () => this.turn(inbound, interrupted, controller, span)),
+    );
   }
 
-  private async turn(inbound: Inbound, interrupted: boolean, controller: AbortController): Promise<void> {
+  private async turn(
+    inbound: Inbound,
+    interrupted: boolean,
+    controller: AbortController,
+    span: ActiveSpan,
+  ): Promise<void> {
     const { store } = this.options;
     const { threadKey } = inbound;
     const stored = await store.get<SessionRecord>(sessionKey(threadKey));
@@ -135,6 +148,7 @@ export class MessageTurns {
       databases,
       store,
       audit: this.audit,
+      tracing: this.tracing,
       ...(reader ? { reader } : {}),
     };
     let stopping = false;
@@ -144,6 +158,7 @@ export class MessageTurns {
         interrupted && session.conversation.inTurn
           ? { kind: 'resume', resume: { kind: 'continue' } }
           : await dispatchMessage(thread, this.options);
+      span.set({ 'tally.turn.handled': handled.kind });
       if (handled.kind !== 'done' && (interrupted || (await this.withinBudget(thread)))) {
         if (handled.kind === 'request') session.request ??= handled.text;
         await this.work(thread, handled, controller);

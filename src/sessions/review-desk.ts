@@ -5,6 +5,7 @@
  */
 
 import type { PendingQuestion } from '../agent/conversation.js';
+import { type ActiveSpan, NO_TRACING } from '../ports/tracing.js';
 import { decide, findSection, latest, type Report, ReviewError, type Section } from '../report/report.js';
 import { proposeVerifiedQuery, type QueryProposalOptions } from './query-proposals.js';
 import type { ThreadCommand } from './thread-command.js';
@@ -22,21 +23,40 @@ export function feedbackTarget(thread: ThreadContext): { section: string; versio
   );
 }
 
-export async function handleReview(
+/** Applies a review decision, in a span of its own: the action, the section and version, or why it was not applied. */
+export function handleReview(
   thread: ThreadContext,
   command: ReviewCommand,
   options: QueryProposalOptions = {},
 ): Promise<Handled> {
-  if (!(await mayDecide(thread, 'decide on report sections'))) return DONE;
+  // The section is named once found: what the command says may be anything a person typed or a button carried.
+  const attributes = { 'tally.report.action': command.action };
+  return (thread.tracing ?? NO_TRACING).span('tally.report.decide', attributes, (span) =>
+    review(thread, command, options, span),
+  );
+}
+
+async function review(
+  thread: ThreadContext,
+  command: ReviewCommand,
+  options: QueryProposalOptions,
+  span: ActiveSpan,
+): Promise<Handled> {
+  if (!(await mayDecide(thread, 'decide on report sections'))) {
+    span.set({ 'tally.report.refused': 'not a reviewer' });
+    return DONE;
+  }
   const report = await thread.book.load();
   const target = command.section ?? feedbackTarget(thread)?.section ?? lastDraft(report)?.id;
   if (!target) {
+    span.set({ 'tally.report.refused': 'nothing waiting' });
     await thread.emit({ kind: 'text', markdown: 'No section is waiting for review.' });
     return DONE;
   }
   let section: Section;
   try {
     section = findSection(report, target);
+    span.set({ 'tally.report.section': section.id });
     if (command.action === 'revise' && !command.feedback) {
       if (section.status !== 'draft') throw new ReviewError(`Section ${section.id} is already ${section.status}.`);
       thread.session.feedbackFor = { section: section.id, version: latest(section).version };
@@ -55,12 +75,14 @@ export async function handleReview(
     });
   } catch (error) {
     if (!(error instanceof ReviewError)) throw error;
+    span.set({ 'tally.report.refused': 'review rule' });
     await thread.emit({ kind: 'error', text: error.message });
     return DONE;
   }
   await thread.book.save(report);
   delete thread.session.feedbackFor;
   const version = latest(section);
+  span.set({ 'tally.report.version': version.version, 'tally.report.decided': true });
   await thread.log.append({
     kind: 'decision',
     user: thread.inbound.user.id,

@@ -5,6 +5,7 @@ import type { AuditTrail } from '../ports/audit.js';
 import type { Inbound, Post } from '../ports/chat.js';
 import type { Database } from '../ports/database.js';
 import type { Store } from '../ports/store.js';
+import type { Tracing } from '../ports/tracing.js';
 import { mayReview } from '../report/report.js';
 import type { ReportBook } from '../report/report-book.js';
 import type { SessionLog } from './session-log.js';
@@ -25,6 +26,8 @@ export interface ThreadContext {
   audit: AuditTrail;
   /** What the sender may read here, under the access policy (absent: no policy, and no grants are tracked). */
   reader?: Reader;
+  /** Where review decisions are traced (a span each). Default: nowhere. */
+  tracing?: Tracing;
 }
 
 /**

@@ -46,6 +46,7 @@ import { checkDatabaseAccounts } from './check-database-accounts.js';
 import { createSandbox } from './create-sandbox.js';
 import { loadPolicyRules, openAccessPolicy } from './open-access-policy.js';
 import { openDatabases } from './open-databases.js';
+import { startTracing } from './start-tracing.js';
 
 export interface Tally {
   router: SessionRouter;
@@ -155,13 +156,14 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
   });
   const { audit, auditLog, budgets } = accountability;
   sandbox = await createSandbox(config, logger, metrics, accountability.onCell);
+  const traced = await startTracing(config, logger);
   const telco = await telcoAliases(databases);
   const loadKnowledge = () =>
     FileKnowledge.load([TELCO_KNOWLEDGE_DIR, config.review.knowledgeDir], telco, {
       learnedDir: config.review.knowledgeDir,
     });
   const agent = new Agent({
-    llm: accountability.llm(measuredLlm(options.llm, metrics)),
+    llm: accountability.llm(measuredLlm(traced.llm(options.llm), metrics)),
     databases,
     prompts,
     stageModels: config.llm.stageModels,
@@ -170,11 +172,12 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     knowledge: await loadKnowledge(),
     playbooks,
     extractBudgetRows: config.review.extractBudgetRows,
+    tracing: traced.tracing,
     logger: logger.child({ component: 'agent' }),
   });
   const router = new SessionRouter({
     agent,
-    kernels: new SessionKernels(sandbox, databases, store),
+    kernels: new SessionKernels(traced.sandbox(sandbox), databases, store),
     databases,
     store,
     post: options.post,
@@ -184,7 +187,8 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     maxUploadBytes: config.review.maxUploadBytes,
     profileFiles: config.review.profileFiles,
     ...(policy ? { access: policy } : {}),
-    audit,
+    audit: traced.audit(audit),
+    tracing: traced.tracing,
     budgets,
     consoleUser: accountability.consoleUser,
     clock: options.clock ?? SYSTEM_CLOCK,
@@ -249,6 +253,8 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
       await policy?.close();
       await store.close();
       await ops?.close();
+      // Last, so the spans of the turns that finished above are sent.
+      await traced.tracing.shutdown();
     },
   };
 }
