@@ -119,7 +119,13 @@ describe('traces of a thread', () => {
       });
       expect(chat.attributes['gen_ai.usage.input_tokens']).toBeGreaterThan(0);
       expect(chat.attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
+      // The stand-in reports what its prompt cache served, as OpenAI does.
+      expect(typeof chat.attributes['gen_ai.usage.cache_read.input_tokens']).toBe('number');
     }
+    // Each request after triage repeats the prefix triage sent: the provider served part of it from its cache.
+    expect(chats.slice(1).every((chat) => Number(chat.attributes['gen_ai.usage.cache_read.input_tokens']) > 0)).toBe(
+      true,
+    );
     expect(
       children.filter((span) => span.attributes['gen_ai.operation.name'] === 'execute_tool').map((span) => span.name),
     ).toEqual([
