@@ -117,7 +117,8 @@ export class Agent {
       reasoning:
         settings.cot === 'on' ? 'Before each tool call, say in one or two sentences what you check and why.\n' : '',
     });
-    const tools = this.tools(settings, schema).map((tool) =>
+    const queries = knowledge?.offersQueries(databases.map((database) => database.name)) ?? false;
+    const tools = this.tools(settings, schema, queries).map((tool) =>
       gated(tool, { mode: settings.approve, extractBudgetRows: this.options.extractBudgetRows ?? 1_000_000 }),
     );
     if (request.resume?.kind !== 'continue') keepGiven(conversation, request.text);
@@ -149,7 +150,7 @@ export class Agent {
       plan = conversation.inTurn.plan;
       answerInterruptedCalls(conversation.messages);
     } else if (pending?.kind === 'review' || pending?.kind === 'approval' || pending?.kind === 'tool') {
-      const toolNamed = (name: string) => this.tools(settings, '').find((candidate) => candidate.name === name);
+      const toolNamed = (name: string) => this.tools(settings, '', true).find((candidate) => candidate.name === name);
       const content = await resumePausedCall(pending, request, context, toolNamed);
       conversation.messages.push({ role: 'tool', toolCallId: pending.callId, content });
     } else {
@@ -240,11 +241,11 @@ export class Agent {
     if (summarised) this.options.logger.info({ messages: messages.length }, 'summarised older turns');
   }
 
-  private tools(settings: AgentSettings, schema: string): AgentTool[] {
+  private tools(settings: AgentSettings, schema: string, queries = false): AgentTool[] {
     const { llm, prompts } = this.options;
     const review = { llm, prompt: prompts.review, params: this.params('review', settings), schema };
     return turnTools({
-      knowledge: this.options.knowledge !== undefined,
+      queries,
       ...(settings.review === 'on' ? { review } : {}),
     });
   }

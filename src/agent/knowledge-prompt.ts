@@ -28,6 +28,7 @@ export function knowledgeFor(knowledge: Knowledge, reader: Reader | undefined): 
   return {
     relevant: (request, readable) => knowledge.relevant(request, readable, reader),
     query: (database, name) => knowledge.query(database, name, reader),
+    offersQueries: (databases) => knowledge.offersQueries(databases, reader),
   };
 }
 

@@ -219,9 +219,19 @@ function namesSubject(playbook: Playbook, words: ReadonlySet<string>): boolean {
 }
 
 /** The playbook as prompt text: title, when to use, then its sections in order. */
+const PLAYBOOK_HEADING = 'Playbook to follow: ';
+
+/** The file of the playbook a message carries (it starts as {@link formatPlaybookForPrompt} writes one), if any. */
+export function guidancePlaybookFile(content: string): string | undefined {
+  if (!content.startsWith(PLAYBOOK_HEADING)) return undefined;
+  const end = content.indexOf('\n');
+  const firstLine = end < 0 ? content : content.slice(0, end);
+  return /\(([^()]+)\)$/.exec(firstLine)?.[1];
+}
+
 export function formatPlaybookForPrompt(playbook: Playbook): string {
   const sections = PLAYBOOK_SECTIONS.map((section) => `### ${section}\n${playbook.sections[section]}`);
-  return [`Playbook to follow: ${playbook.title} (${playbook.file})`, `When: ${playbook.when}`, ...sections].join(
+  return [`${PLAYBOOK_HEADING}${playbook.title} (${playbook.file})`, `When: ${playbook.when}`, ...sections].join(
     '\n\n',
   );
 }

@@ -1,6 +1,6 @@
 /**
- * The tools a turn offers the model: the data and kernel tools, verified queries when the organisation keeps
- * knowledge, and triage (asked for by the triage request alone). The list is the same on every request of a
+ * The tools a turn offers the model: the data and kernel tools, verified queries when some are offered to the
+ * reader, and triage (asked for by the triage request alone). The list is the same on every request of a
  * thread: the prompt cache reuses only an identical prefix, and the tools come first in it.
  */
 import type { CodeReviewOptions } from './code-review.js';
@@ -14,11 +14,11 @@ import { triageTool } from './triage.js';
 export function turnTools(options: {
   /** `review=on`: run_python goes through a model review of its code first. */
   review?: CodeReviewOptions;
-  /** The organisation keeps knowledge: its verified queries can be run by name. */
-  knowledge?: boolean;
+  /** Verified queries are offered to this reader: they can be run by name. */
+  queries?: boolean;
 }): AgentTool[] {
   const python = options.review ? reviewed(runPython, options.review) : runPython;
-  const verified = options.knowledge ? [runVerifiedQuery] : [];
+  const verified = options.queries ? [runVerifiedQuery] : [];
   return [
     listTables,
     describeTable,

@@ -167,6 +167,10 @@ export class FileKnowledge implements Knowledge {
     return chosen;
   }
 
+  offersQueries(databases: readonly string[], reader?: Reader): boolean {
+    return this.queries.some((query) => databases.includes(query.database) && offeredTo(query.derivedFrom, reader));
+  }
+
   query(database: string, name: string, reader?: Reader): VerifiedQuery | undefined {
     const wanted = name.trim().toLowerCase();
     const found = this.queries.find((query) => query.database === database && query.name.toLowerCase() === wanted);

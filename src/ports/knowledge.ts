@@ -61,6 +61,12 @@ export interface Knowledge {
   relevant(request: string, readable: readonly ReadableTables[], reader?: Reader): KnowledgePiece[];
   /** A verified query of that database by name (case-insensitive); with `reader`, only one offered to them. */
   query(database: string, name: string, reader?: Reader): VerifiedQuery | undefined;
+  /**
+   * Whether any verified query of these databases is offered to `reader`: the turn then lists the tool that runs
+   * them, on every request of the thread alike (whether or not one fits the request), so the tools stay a prefix
+   * the provider's prompt cache can serve.
+   */
+  offersQueries(databases: readonly string[], reader?: Reader): boolean;
 }
 
-export const NO_KNOWLEDGE: Knowledge = { relevant: () => [], query: () => undefined };
+export const NO_KNOWLEDGE: Knowledge = { relevant: () => [], query: () => undefined, offersQueries: () => false };

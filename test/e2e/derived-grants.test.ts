@@ -190,7 +190,7 @@ describe('a playbook and a verified query derived from a finance thread', () => 
     await waitForText(ALLOWED_CHANNEL, ts, 'I have no salary data');
 
     expect(botTexts(ALLOWED_CHANNEL, ts).join('\n')).not.toContain('Following playbook');
-    expect(tools.annAct).not.toContain('run_verified_query');
+    // run_verified_query may be listed (the telco set's queries are hers to run), but not the derived one, by name.
     const requests = modelRequests(before);
     expect(requests).toContain(QUESTION);
     for (const value of FINANCE_VALUES) expect(requests, value).not.toContain(value);
@@ -253,10 +253,10 @@ describe('a playbook and a verified query derived from a finance thread', () => 
 
     expect(output.text).toContain('I have no salary data');
     expect(output.text).not.toContain('Following playbook');
-    expect(tools.consoleAct).not.toContain('run_verified_query');
     const requests = modelRequests(before);
     expect(requests).toContain(QUESTION);
     for (const value of FINANCE_VALUES) expect(requests, value).not.toContain(value);
+    expect(requests).not.toContain('Top two salaries');
     expect(output.text).not.toContain(FINANCE_VALUES[0]);
   }, 120_000);
 

@@ -33,7 +33,7 @@ describe("a request's own message", () => {
 
 describe('the tools of a turn', () => {
   it('are the same with or without a plan, triage among them, each with an optional plan_step', () => {
-    const specs = toolSpecs(turnTools({ knowledge: true }));
+    const specs = toolSpecs(turnTools({ queries: true }));
     expect(specs.map((spec) => spec.name)).toContain('triage');
     expect(specs.map((spec) => spec.name)).toContain('run_verified_query');
     for (const spec of specs.filter((candidate) => candidate.name !== 'triage')) {
@@ -41,7 +41,7 @@ describe('the tools of a turn', () => {
       expect(parameters.properties.plan_step).toMatchObject({ type: 'integer', minimum: 1 });
       expect(parameters.required ?? []).not.toContain('plan_step');
     }
-    expect(JSON.stringify(toolSpecs(turnTools({ knowledge: true })))).toBe(JSON.stringify(specs));
+    expect(JSON.stringify(toolSpecs(turnTools({ queries: true })))).toBe(JSON.stringify(specs));
   });
 });
 
