@@ -135,12 +135,12 @@ describe('the agent', () => {
     expect(postsOf(fixture.posts, 'text')[0]?.markdown).toBe(
       `Following playbook: ${drivers?.title} (churn-drivers.md)`,
     );
-    const system = (index: number) =>
-      JSON.stringify(((fixture?.server.chatRequests[index]?.body?.messages ?? []) as unknown[])[0]);
+    // Plan and act carry it after the request's own message (the system prompt stays the same for the thread).
+    const sent = (index: number) => JSON.stringify(fixture?.server.chatRequests[index]?.body?.messages ?? []);
     for (const index of [1, 2]) {
-      expect(system(index)).toContain('Playbook to follow: ');
-      expect(system(index)).toContain('### Requirements');
-      expect(system(index)).toContain('chi2_contingency');
+      expect(sent(index)).toContain('Playbook to follow: ');
+      expect(sent(index)).toContain('### Requirements');
+      expect(sent(index)).toContain('chi2_contingency');
     }
   });
 

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, type ScriptContext, say } from '../../src/demo/scripted-model-server.js';
 import { ACTION_IDS, type Inbound } from '../../src/ports/chat.js';
+import { shownForRequest } from '../support/shown-for-request.js';
 import type { SlackMessage } from '../support/slack/slack-state.js';
 import {
   ALLOWED_CHANNEL,
@@ -21,8 +22,8 @@ const BOB = 'U2BOB';
 const answerable = callTool('triage', { verdict: 'answerable' });
 
 /** What the person wrote last, as the model received it. */
-const lastUserText = (context: ScriptContext) =>
-  String(context.messages.findLast((message) => message.role === 'user')?.content ?? '');
+/** What the model was shown for the request it works on (its message, and the playbook's guidance when one fits). */
+const lastUserText = (context: ScriptContext) => shownForRequest(context);
 const seenByModel: Record<string, string> = {};
 
 /** The first turn of the edit scenario waits at the model until the test lets it go. */
