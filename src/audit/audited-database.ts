@@ -1,7 +1,7 @@
 /**
  * A `Database` whose every statement and extraction leaves an audit record: the SQL as written, the
  * tables (and, under the access policy, the columns and masks) it read, rows and bytes, or the
- * refusal and the rule behind it. Listings and descriptions say what was shown: the tables listed,
+ * refusal and the rule behind it. Listings, catalogues and descriptions say what was shown: the tables listed,
  * once per message (a wrapper lives for one message), and each table's columns the first time they
  * are described in it.
  */
@@ -9,12 +9,29 @@
 import { SqlRejectedError } from '../base/errors.js';
 import { statementTables } from '../db/guard/statement-tables.js';
 import type { AuditEvent, AuditTrail } from '../ports/audit.js';
-import type { Database, ExtractOptions, Provenance, QueryOptions, StatementAccess } from '../ports/database.js';
+import type {
+  CatalogueOptions,
+  Database,
+  ExtractOptions,
+  Provenance,
+  QueryOptions,
+  StatementAccess,
+} from '../ports/database.js';
 import type { Kernel } from '../ports/sandbox.js';
 
 export function auditedDatabase(inner: Database, audit: Pick<AuditTrail, 'record'>): Database {
   const base = (kind: 'query' | 'extract', sql: string) => ({ kind, database: inner.name, sql });
   let listed: Promise<void> | undefined;
+  const readCatalogue = inner.catalogue?.bind(inner);
+  const recordListed = (tables: readonly { name: string }[]) => {
+    listed ??= audit.record({
+      kind: 'list',
+      database: inner.name,
+      tables: tables.map((table) => table.name),
+      decision: 'allowed',
+    });
+    return listed;
+  };
   const described = new Map<string, Promise<void>>();
 
   async function refused(kind: 'query' | 'extract', sql: string, error: unknown): Promise<never> {
@@ -40,15 +57,19 @@ export function auditedDatabase(inner: Database, audit: Pick<AuditTrail, 'record
     },
     async listTables() {
       const tables = await inner.listTables();
-      listed ??= audit.record({
-        kind: 'list',
-        database: inner.name,
-        tables: tables.map((table) => table.name),
-        decision: 'allowed',
-      });
-      await listed;
+      await recordListed(tables);
       return tables;
     },
+    // The catalogue lists the tables like listTables: which of them a prompt describes is the agent's to say.
+    ...(readCatalogue
+      ? {
+          async catalogue(options?: CatalogueOptions) {
+            const catalogue = await readCatalogue(options);
+            await recordListed(catalogue.tables);
+            return catalogue;
+          },
+        }
+      : {}),
     async describeTable(table: string) {
       const description = await inner.describeTable(table).catch(async (error: unknown) => {
         await audit.record({

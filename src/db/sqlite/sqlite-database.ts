@@ -12,6 +12,7 @@ import type { RowSource } from '../extract/extract-into-kernel.js';
 import { StreamingDatabase, type StreamingDatabaseOptions } from '../streaming-database.js';
 import { describeFromSample } from '../table-metadata.js';
 import { encodeSqliteBatch, type SqliteBatch } from './sqlite-batch.js';
+import { readSqliteCatalogue, sqliteCatalogueFingerprint } from './sqlite-catalogue.js';
 import { SqliteRunner } from './sqlite-runner.js';
 
 export interface SqliteDatabaseOptions extends StreamingDatabaseOptions {
@@ -87,6 +88,14 @@ export class SqliteDatabase extends StreamingDatabase {
       })),
       sample,
     );
+  }
+
+  protected readCatalogue(): Promise<TableDescription[]> {
+    return readSqliteCatalogue((sql) => this.rows(sql));
+  }
+
+  protected catalogueFingerprint(): Promise<string> {
+    return sqliteCatalogueFingerprint((sql) => this.rows(sql));
   }
 
   async close(): Promise<void> {
