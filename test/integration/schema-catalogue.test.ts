@@ -105,6 +105,8 @@ describe.each(['mysql', 'postgres', 'sqlite'] as const)('the catalogue on %s', (
   });
 
   it('keeps it: the next call sends one fingerprint statement and gives the same catalogue', async () => {
+    // MariaDB's creation times have whole seconds: for a second or two after a change every check reads again.
+    if (dialect === 'mysql') await new Promise((resolve) => setTimeout(resolve, 2100));
     const first = await database.catalogue();
     const before = statements.count;
     expect(await database.catalogue()).toBe(first);

@@ -5,10 +5,10 @@
  * table only when the question says something of it too.
  */
 import type { KnowledgePiece } from '../../ports/knowledge.js';
-import type { ScoredTable } from './table-search.js';
+import type { CatalogueTable, ScoredTable } from './table-search.js';
 
 export interface PickLimits {
-  /** Tables matched on their own score at most. Default 6. */
+  /** Tables matched on their own score at most. Default 8. */
   matched?: number;
   /** Tables added because they join a matched one, at most. Default 4. */
   joined?: number;
@@ -18,12 +18,14 @@ export interface PickLimits {
 
 const key = (database: string, table: string) => `${database}.${table}`;
 
+/** `scored` holds the tables that scored above zero, best first; `lookup` finds any table by `database.table`. */
 export function pickTables(
   scored: readonly ScoredTable[],
   known: readonly KnowledgePiece[],
+  lookup: (key: string) => CatalogueTable | undefined,
   limits: PickLimits = {},
 ): ScoredTable[] {
-  const { matched: maxMatched = 6, joined: maxJoined = 4, floor = 0.3 } = limits;
+  const { matched: maxMatched = 8, joined: maxJoined = 4, floor = 0.3 } = limits;
   const best = scored[0]?.score ?? 0;
   if (best <= 0) return [];
   const matched = scored.filter((entry) => entry.score > 0 && entry.score >= best * floor).slice(0, maxMatched);
@@ -50,7 +52,10 @@ export function pickTables(
   }
   const joined = [...partners]
     .filter((table) => !picked.has(table))
-    .flatMap((table) => byKey.get(table) ?? [])
+    .flatMap((table) => {
+      const found = byKey.get(table) ?? lookup(table);
+      return found ? [{ score: 0, ...found }] : [];
+    })
     .sort((a, b) => b.score - a.score || a.table.name.localeCompare(b.table.name))
     .slice(0, maxJoined);
   return [...matched, ...joined];

@@ -11,7 +11,7 @@ import type { KnowledgePiece } from '../../ports/knowledge.js';
 import { catalogueTables } from './catalogue-tables.js';
 import { pickTables } from './pick-tables.js';
 import { databaseOverview, describeTableLine } from './schema-text.js';
-import { type CatalogueTable, scoreTables } from './table-search.js';
+import { type CatalogueTable, scoreTables, tableByKey } from './table-search.js';
 
 /** Characters of table names in the overview, shared by the databases. */
 export const OVERVIEW_CHARS = 3000;
@@ -42,10 +42,34 @@ export async function schemaContext(
   const catalogues = await Promise.all(
     databases.map(async (database) => ({ database, tables: await catalogueTables(database) })),
   );
-  const all: CatalogueTable[] = catalogues.flatMap(({ database, tables }) =>
-    tables.map((table) => ({ database: database.name, table })),
-  );
-  return { overview: overviewOf(catalogues), relevant: relevantOf(all, question, known) };
+  const { all, overview } = keptFor(catalogues);
+  return { overview, relevant: relevantOf(all, question, known) };
+}
+
+interface Kept {
+  lists: readonly TableDescription[][];
+  names: string;
+  all: CatalogueTable[];
+  overview: string;
+}
+
+/** The last turn's table list and overview, kept while the catalogues are the same objects (kept by connectors). */
+let kept: Kept | undefined;
+
+function keptFor(catalogues: readonly DatabaseTables[]): { all: CatalogueTable[]; overview: string } {
+  const lists = catalogues.map((entry) => entry.tables);
+  const names = catalogues.map(({ database }) => `${database.name}\u0000${database.dialect}`).join('\u0001');
+  if (
+    kept &&
+    kept.names === names &&
+    kept.lists.length === lists.length &&
+    kept.lists.every((list, i) => list === lists[i])
+  ) {
+    return kept;
+  }
+  const all = catalogues.flatMap(({ database, tables }) => tables.map((table) => ({ database: database.name, table })));
+  kept = { lists, names, all, overview: overviewOf(catalogues) };
+  return kept;
 }
 
 function overviewOf(catalogues: readonly DatabaseTables[]): string {
@@ -60,7 +84,7 @@ function relevantOf(all: readonly CatalogueTable[], question: string, known: rea
   if (fitsWhole(all)) {
     return ['every table (column kind, key, -> foreign key):', ...describe(all, RELEVANT_CHARS)].join('\n');
   }
-  const picked = pickTables(scoreTables(all, question, known), known);
+  const picked = pickTables(scoreTables(all, question, known), known, (key) => tableByKey(all, key));
   if (picked.length === 0) {
     return 'No table name, column or comment matches this request: find tables with list_tables and describe_table.';
   }

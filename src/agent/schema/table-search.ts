@@ -1,12 +1,14 @@
 /**
- * Which tables a question is about: BM25 over each table's words (its name counted thrice, its comment, its
- * columns' names and comments), plus a bonus for how much of a table's name the question says and for the tables
- * the turn's knowledge pieces name. A table's words are worked out once per description object and kept, so a
- * warm catalogue of a thousand tables scores in a few milliseconds.
+ * Which tables a question is about: BM25 over each table's words (`table-words.ts`), plus a bonus for how much of a
+ * table's name the question says and for the tables the turn's knowledge pieces name; a derived table (`x_daily` of
+ * `x`) the question does not ask for by its suffix keeps only a share. An inverted index is kept per table list, so
+ * a turn touches only the tables that hold one of its words: a few milliseconds on a thousand tables.
  */
 import type { TableDescription } from '../../ports/database.js';
 import type { KnowledgePiece } from '../../ports/knowledge.js';
-import { tokenize } from '../bm25.js';
+import { cachedTokens, identifierText, questionWords, type TableWords, tableWords } from './table-words.js';
+
+export { identifierText } from './table-words.js';
 
 /** A table of one of the turn's databases. */
 export interface CatalogueTable {
@@ -18,14 +20,6 @@ export interface ScoredTable extends CatalogueTable {
   score: number;
 }
 
-interface TableWords {
-  counts: Map<string, number>;
-  length: number;
-  /** The name's distinct words. */
-  name: Set<string>;
-}
-
-const NAME_WEIGHT = 3;
 const K1 = 1.2;
 const B = 0.75;
 /** Added for a table whose name's words the question says, scaled by the share said (squared). */
@@ -33,114 +27,105 @@ const NAME_BONUS = 2.5;
 /** Added for a table the first knowledge piece names, decaying down the list. */
 const KNOWLEDGE_BONUS = 4;
 const KNOWLEDGE_DECAY = 0.85;
-
 /** A table that is another's name plus words the question does not say (`x_archive` of `x`) keeps this share. */
 const VARIANT_SHARE = 0.6;
 
-const wordsOf = new WeakMap<TableDescription, TableWords>();
-/** Identifier and comment texts recur across tables (`created_at`): their tokens are kept. */
-const tokensOf = new Map<string, string[]>();
-const TOKEN_CACHE_ENTRIES = 50_000;
-
-function cachedTokens(text: string): string[] {
-  let tokens = tokensOf.get(text);
-  if (!tokens) {
-    tokens = tokenize(text);
-    if (tokensOf.size >= TOKEN_CACHE_ENTRIES) tokensOf.clear();
-    tokensOf.set(text, tokens);
-  }
-  return tokens;
+interface SearchIndex {
+  /** word -> [table index, frequency] pairs, flattened. */
+  postings: Map<string, number[]>;
+  words: TableWords[];
+  /** BM25's length normalisation per table. */
+  norms: Float64Array;
+  /** `database.table` -> table index. */
+  keys: Map<string, number>;
 }
 
-/** `customerID` -> `customer ID`, `MonthlyCharges` -> `Monthly Charges`, `sales_orders` -> `sales orders`. */
-export function identifierText(name: string): string {
-  return name
-    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
-    .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, '$1 $2')
-    .replace(/_/g, ' ');
+const indexes = new WeakMap<readonly CatalogueTable[], SearchIndex>();
+
+function indexOf(tables: readonly CatalogueTable[]): SearchIndex {
+  let index = indexes.get(tables);
+  if (index) return index;
+  const all = tables.map(({ table }) => tableWords(table));
+  const averageLength = all.reduce((sum, entry) => sum + entry.length, 0) / Math.max(all.length, 1) || 1;
+  const postings = new Map<string, number[]>();
+  all.forEach((entry, position) => {
+    for (const [word, frequency] of entry.counts) {
+      const list = postings.get(word);
+      if (list) list.push(position, frequency);
+      else postings.set(word, [position, frequency]);
+    }
+  });
+  index = {
+    postings,
+    words: all,
+    norms: Float64Array.from(all, (entry) => K1 * (1 - B + (B * entry.length) / averageLength)),
+    keys: new Map(tables.map((entry, position) => [`${entry.database}.${entry.table.name}`, position])),
+  };
+  indexes.set(tables, index);
+  return index;
 }
 
-function tableWords(table: TableDescription): TableWords {
-  let words = wordsOf.get(table);
-  if (words) return words;
-  const name = cachedTokens(identifierText(table.name));
-  const tokens = [
-    ...Array.from({ length: NAME_WEIGHT }, () => name).flat(),
-    ...cachedTokens(table.comment ?? ''),
-    ...table.columns.flatMap((column) => [
-      ...cachedTokens(identifierText(column.name)),
-      ...cachedTokens(column.comment ?? ''),
-    ]),
-  ];
-  const counts = new Map<string, number>();
-  for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
-  words = { counts, length: tokens.length, name: new Set(name) };
-  wordsOf.set(table, words);
-  return words;
+/** The table of `database.table` in the list, if there is one (looked up in the kept index). */
+export function tableByKey(tables: readonly CatalogueTable[], key: string): CatalogueTable | undefined {
+  const position = indexOf(tables).keys.get(key);
+  return position === undefined ? undefined : tables[position];
 }
 
-/**
- * Every table scored for the question and the turn's knowledge: those scored above zero best first (ties by
- * database, then name), then the rest in the order given.
- */
+/** The tables that score above zero for the question and the turn's knowledge, best first (ties by name). */
 export function scoreTables(
   tables: readonly CatalogueTable[],
   question: string,
   known: readonly KnowledgePiece[],
 ): ScoredTable[] {
-  const terms = [...new Set(tokenize(question))];
-  const words = tables.map(({ table }) => tableWords(table));
-  const averageLength = words.reduce((sum, entry) => sum + entry.length, 0) / Math.max(words.length, 1) || 1;
-  const idf = new Map(
-    terms.map((term) => {
-      let containing = 0;
-      for (const entry of words) if (entry.counts.has(term)) containing += 1;
-      return [term, Math.log(1 + (tables.length - containing + 0.5) / (containing + 0.5))];
-    }),
-  );
-  const knowledge = knowledgeBonus(known);
-  const said = new Set(terms);
-  const names = namesOf(tables);
-  const scored: ScoredTable[] = [];
-  const unscored: ScoredTable[] = [];
-  tables.forEach((entry, index) => {
-    const { counts, length, name } = words[index] as TableWords;
-    const norm = K1 * (1 - B + (B * length) / averageLength);
-    let score = 0;
-    for (const term of terms) {
-      const frequency = counts.get(term) ?? 0;
-      if (frequency > 0) score += ((idf.get(term) ?? 0) * frequency * (K1 + 1)) / (frequency + norm);
+  const index = indexOf(tables);
+  const said = new Set(questionWords(question));
+  const scores = new Float64Array(tables.length);
+  const named = new Uint16Array(tables.length);
+  const touched = new Set<number>();
+  for (const term of said) {
+    const postings = index.postings.get(term);
+    if (!postings) continue;
+    const containing = postings.length / 2;
+    const idf = Math.log(1 + (tables.length - containing + 0.5) / (containing + 0.5));
+    for (let at = 0; at < postings.length; at += 2) {
+      const position = postings[at] as number;
+      const frequency = postings[at + 1] as number;
+      scores[position] =
+        (scores[position] ?? 0) + (idf * frequency * (K1 + 1)) / (frequency + (index.norms[position] ?? 1));
+      if (index.words[position]?.name.has(term)) named[position] = (named[position] ?? 0) + 1;
+      touched.add(position);
     }
-    let named = 0;
-    for (const word of name) if (said.has(word)) named += 1;
-    if (named > 0) score += NAME_BONUS * (named / name.size) ** 2;
-    score += knowledge.get(`${entry.database}.${entry.table.name}`) ?? 0;
-    if (score > 0 && isUnaskedVariant(entry, names, said)) score *= VARIANT_SHARE;
-    (score > 0 ? scored : unscored).push({ ...entry, score });
-  });
-  scored.sort((a, b) => b.score - a.score || compare(a.database, b.database) || compare(a.table.name, b.table.name));
-  return [...scored, ...unscored];
+  }
+  for (const [key, bonus] of knowledgeBonus(known)) {
+    const position = index.keys.get(key);
+    if (position === undefined) continue;
+    scores[position] = (scores[position] ?? 0) + bonus;
+    touched.add(position);
+  }
+  const scored: ScoredTable[] = [];
+  for (const position of touched) {
+    const entry = tables[position] as CatalogueTable;
+    const size = index.words[position]?.name.size ?? 1;
+    let score = (scores[position] as number) + NAME_BONUS * ((named[position] as number) / size) ** 2;
+    if (score > 0 && isUnaskedVariant(entry, index.keys, said)) score *= VARIANT_SHARE;
+    if (score > 0) scored.push({ ...entry, score });
+  }
+  return scored.sort(
+    (a, b) => b.score - a.score || compare(a.database, b.database) || compare(a.table.name, b.table.name),
+  );
 }
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-const namesByTables = new WeakMap<readonly CatalogueTable[], Set<string>>();
-
-/** `database.table` of every table, kept per list. */
-function namesOf(tables: readonly CatalogueTable[]): Set<string> {
-  let names = namesByTables.get(tables);
-  if (!names) {
-    names = new Set(tables.map((entry) => `${entry.database}.${entry.table.name}`));
-    namesByTables.set(tables, names);
-  }
-  return names;
-}
-
 /** `x_daily` when the catalogue has `x` and the question does not say `daily`: a derived table, not the one asked. */
-function isUnaskedVariant(entry: CatalogueTable, names: ReadonlySet<string>, said: ReadonlySet<string>): boolean {
+function isUnaskedVariant(
+  entry: CatalogueTable,
+  keys: ReadonlyMap<string, number>,
+  said: ReadonlySet<string>,
+): boolean {
   const name = entry.table.name;
   for (let cut = name.lastIndexOf('_'); cut > 0; cut = name.lastIndexOf('_', cut - 1)) {
-    if (names.has(`${entry.database}.${name.slice(0, cut)}`)) {
+    if (keys.has(`${entry.database}.${name.slice(0, cut)}`)) {
       return !cachedTokens(identifierText(name.slice(cut + 1))).every((word) => said.has(word));
     }
   }
