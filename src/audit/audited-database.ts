@@ -3,7 +3,7 @@
  * tables (and, under the access policy, the columns and masks) it read, rows and bytes, or the
  * refusal and the rule behind it. Listings, catalogues and descriptions say what was shown: the tables listed,
  * once per message (a wrapper lives for one message), and each table's columns the first time they
- * are described in it.
+ * are described in it (a catalogue: every table's, once).
  */
 
 import { SqlRejectedError } from '../base/errors.js';
@@ -23,6 +23,7 @@ export function auditedDatabase(inner: Database, audit: Pick<AuditTrail, 'record
   const base = (kind: 'query' | 'extract', sql: string) => ({ kind, database: inner.name, sql });
   let listed: Promise<void> | undefined;
   const readCatalogue = inner.catalogue?.bind(inner);
+  let catalogued: Promise<void> | undefined;
   const recordListed = (tables: readonly { name: string }[]) => {
     listed ??= audit.record({
       kind: 'list',
@@ -60,12 +61,23 @@ export function auditedDatabase(inner: Database, audit: Pick<AuditTrail, 'record
       await recordListed(tables);
       return tables;
     },
-    // The catalogue lists the tables like listTables: which of them a prompt describes is the agent's to say.
+    // The catalogue is a listing and a description of every table it holds (what a prompt may show of it; which
+    // tables a turn's prompt describes is the agent's to choose): recorded once per message, as one of each.
     ...(readCatalogue
       ? {
           async catalogue(options?: CatalogueOptions) {
             const catalogue = await readCatalogue(options);
             await recordListed(catalogue.tables);
+            catalogued ??= audit.record({
+              kind: 'describe',
+              database: inner.name,
+              tables: catalogue.tables.map((table) => table.name),
+              columns: catalogue.tables.flatMap((table) =>
+                table.columns.map((column) => `${table.name}.${column.name}`),
+              ),
+              decision: 'allowed',
+            });
+            await catalogued;
             return catalogue;
           },
         }

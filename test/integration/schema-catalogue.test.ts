@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schemaContext } from '../../src/agent/schema/schema-context.js';
+import { auditedDatabase } from '../../src/audit/audited-database.js';
 import { createLogger } from '../../src/base/logger.js';
 import { MysqlDatabase } from '../../src/db/mysql/mysql-database.js';
 import { PostgresDatabase } from '../../src/db/postgres/postgres-database.js';
@@ -14,6 +15,7 @@ import type { StreamingDatabase } from '../../src/db/streaming-database.js';
 import { resolveAccess } from '../../src/policy/access.js';
 import { policedDatabase } from '../../src/policy/policed-database.js';
 import { parsePolicy } from '../../src/policy/policy-file.js';
+import type { AuditEvent } from '../../src/ports/audit.js';
 import type { Catalogue, Database } from '../../src/ports/database.js';
 import { type CatalogueDatabase, type CatalogueDialect, catalogueDatabase } from '../support/catalogue-databases.js';
 import { cleanUp } from '../support/clean-up.js';
@@ -154,6 +156,17 @@ describe.each(['mysql', 'postgres', 'sqlite'] as const)('the catalogue on %s', (
       expect(customers?.columns[2]).toMatchObject({ type: 'char(16)', kind: 'text' });
       expect(customers?.columns[2]?.comment).toMatch(/^pseudonymised by the access policy/);
       expect(customers?.columns[3]?.comment).toMatch(/^redacted by the access policy/);
+    });
+
+    it('leaves one list and one describe record per message in the audit trail, granted columns only', async () => {
+      const events: AuditEvent[] = [];
+      const audited = auditedDatabase(policed, { record: async (event) => void events.push(event) });
+      await schemaContext([audited], 'customers by segment', []);
+      await schemaContext([audited], 'tickets by topic', []);
+      expect(events.map((event) => event.kind)).toEqual(['list', 'describe']);
+      expect(events[0]?.tables).toEqual(['customers', 'tickets']);
+      expect(events[1]?.columns).toContain('customers.email');
+      expect(events[1]?.columns).not.toContain('customers.tenure');
     });
 
     it('never shows an ungranted table or a denied column in a turn, whatever is asked', async () => {
