@@ -10,7 +10,7 @@ export async function summariseSchema(databases: readonly Database[]): Promise<s
     lines.push(`database ${database.name} (${database.dialect}):`);
     for (const table of await catalogueTables(database)) {
       const columns = table.columns.map((column) => `${column.name} ${column.kind}`).join(', ');
-      lines.push(`- ${table.name} (${table.rows} rows): ${columns}`);
+      lines.push(`- ${table.name} (${table.rowsExact ? '' : '~'}${table.rows} rows): ${columns}`);
     }
   }
   const text = lines.join('\n');
