@@ -1,9 +1,10 @@
 /**
  * Table descriptions as one person may see them under the access policy: only granted tables, denied columns left
  * out, masked ones marked (their type as the mask leaves it, no samples), and no foreign key that leads to a table
- * or column they may not read. `describeTable` and `catalogue` of the policed database both go through here.
+ * or column they may not read. `describeTable` and `catalogue` of the policed database both go through here; the
+ * catalogue is filtered once per catalogue the connector keeps (`policedCatalogue`).
  */
-import type { Catalogue, ColumnInfo, TableDescription } from '../ports/database.js';
+import type { Catalogue, ColumnInfo, Database, TableDescription } from '../ports/database.js';
 import type { DatabaseAccess } from './access.js';
 
 const MASK_NOTES = {
@@ -49,4 +50,21 @@ function grantedReference(
 ): ColumnInfo['references'] {
   if (!access.tableGrant(reference.table)) return undefined;
   return access.column(reference.table, reference.column).access === 'denied' ? undefined : reference;
+}
+
+/** The real database's catalogue as this person may see it, filtered once per catalogue the connector keeps. */
+export function policedCatalogue(
+  read: NonNullable<Database['catalogue']>,
+  access: DatabaseAccess,
+): NonNullable<Database['catalogue']> {
+  const filtered = new WeakMap<Catalogue, Catalogue>();
+  return async (catalogueOptions) => {
+    const catalogue = await read(catalogueOptions);
+    let granted = filtered.get(catalogue);
+    if (!granted) {
+      granted = grantedCatalogue(catalogue, access);
+      filtered.set(catalogue, granted);
+    }
+    return granted;
+  };
 }

@@ -9,7 +9,6 @@ import { QueryFailedError, SqlRejectedError } from '../base/errors.js';
 import { type SqlToken, tokenizeSql } from '../db/guard/sql-tokens.js';
 import type { TableRead } from '../ports/access.js';
 import type {
-  Catalogue,
   Database,
   ExtractOptions,
   MaskedColumn,
@@ -24,7 +23,7 @@ import type { DatabaseAccess } from './access.js';
 import { withoutValues } from './error-values.js';
 import { quoteName, withMaskedViews } from './masked-view.js';
 import { nestedWithProblem } from './nested-with.js';
-import { grantedCatalogue, grantedDescription } from './policed-catalogue.js';
+import { grantedDescription, policedCatalogue } from './policed-catalogue.js';
 import type { ProfileDatabases } from './profile-databases.js';
 import { checkStatement, type StatementRead } from './statement-access.js';
 
@@ -113,23 +112,6 @@ export function policedDatabase(inner: Database, options: PolicedDatabaseOptions
       }
     },
     close: () => inner.close(),
-  };
-}
-
-/** The real database's catalogue as this person may see it, filtered once per catalogue the connector keeps. */
-function policedCatalogue(
-  read: NonNullable<Database['catalogue']>,
-  access: DatabaseAccess,
-): NonNullable<Database['catalogue']> {
-  const filtered = new WeakMap<Catalogue, Catalogue>();
-  return async (catalogueOptions) => {
-    const catalogue = await read(catalogueOptions);
-    let granted = filtered.get(catalogue);
-    if (!granted) {
-      granted = grantedCatalogue(catalogue, access);
-      filtered.set(catalogue, granted);
-    }
-    return granted;
   };
 }
 
