@@ -1,20 +1,38 @@
 /**
  * A `Database` whose every statement and extraction leaves an audit record: the SQL as written, the
  * tables (and, under the access policy, the columns and masks) it read, rows and bytes, or the
- * refusal and the rule behind it. Listings and descriptions say what was shown: the tables listed,
+ * refusal and the rule behind it. Listings, catalogues and descriptions say what was shown: the tables listed,
  * once per message (a wrapper lives for one message), and each table's columns the first time they
- * are described in it.
+ * are described in it (a catalogue: every table's, once).
  */
 
 import { SqlRejectedError } from '../base/errors.js';
 import { statementTables } from '../db/guard/statement-tables.js';
 import type { AuditEvent, AuditTrail } from '../ports/audit.js';
-import type { Database, ExtractOptions, Provenance, QueryOptions, StatementAccess } from '../ports/database.js';
+import type {
+  CatalogueOptions,
+  Database,
+  ExtractOptions,
+  Provenance,
+  QueryOptions,
+  StatementAccess,
+} from '../ports/database.js';
 import type { Kernel } from '../ports/sandbox.js';
 
 export function auditedDatabase(inner: Database, audit: Pick<AuditTrail, 'record'>): Database {
   const base = (kind: 'query' | 'extract', sql: string) => ({ kind, database: inner.name, sql });
   let listed: Promise<void> | undefined;
+  const readCatalogue = inner.catalogue?.bind(inner);
+  let catalogued: Promise<void> | undefined;
+  const recordListed = (tables: readonly { name: string }[]) => {
+    listed ??= audit.record({
+      kind: 'list',
+      database: inner.name,
+      tables: tables.map((table) => table.name),
+      decision: 'allowed',
+    });
+    return listed;
+  };
   const described = new Map<string, Promise<void>>();
 
   async function refused(kind: 'query' | 'extract', sql: string, error: unknown): Promise<never> {
@@ -40,15 +58,30 @@ export function auditedDatabase(inner: Database, audit: Pick<AuditTrail, 'record
     },
     async listTables() {
       const tables = await inner.listTables();
-      listed ??= audit.record({
-        kind: 'list',
-        database: inner.name,
-        tables: tables.map((table) => table.name),
-        decision: 'allowed',
-      });
-      await listed;
+      await recordListed(tables);
       return tables;
     },
+    // The catalogue is a listing and a description of every table it holds (what a prompt may show of it; which
+    // tables a turn's prompt describes is the agent's to choose): recorded once per message, as one of each.
+    ...(readCatalogue
+      ? {
+          async catalogue(options?: CatalogueOptions) {
+            const catalogue = await readCatalogue(options);
+            await recordListed(catalogue.tables);
+            catalogued ??= audit.record({
+              kind: 'describe',
+              database: inner.name,
+              tables: catalogue.tables.map((table) => table.name),
+              columns: catalogue.tables.flatMap((table) =>
+                table.columns.map((column) => `${table.name}.${column.name}`),
+              ),
+              decision: 'allowed',
+            });
+            await catalogued;
+            return catalogue;
+          },
+        }
+      : {}),
     async describeTable(table: string) {
       const description = await inner.describeTable(table).catch(async (error: unknown) => {
         await audit.record({

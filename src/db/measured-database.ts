@@ -16,6 +16,7 @@ export function measuredDatabase(db: Database, metrics: Metrics): Database {
     },
     listTables: () => db.listTables(),
     describeTable: (table: string) => db.describeTable(table),
+    ...(db.catalogue ? { catalogue: db.catalogue.bind(db) } : {}),
     query: (sql: string, options?: QueryOptions) => db.query(sql, options),
     async extract(sql: string, kernel: Kernel, name: string, options?: ExtractOptions): Promise<Provenance> {
       const provenance = await db.extract(sql, kernel, name, options);

@@ -5,6 +5,8 @@
  */
 import { SqlRejectedError } from '../base/errors.js';
 import type {
+  Catalogue,
+  CatalogueOptions,
   Database,
   ExtractOptions,
   Provenance,
@@ -14,6 +16,7 @@ import type {
   TableInfo,
 } from '../ports/database.js';
 import type { Kernel } from '../ports/sandbox.js';
+import { CatalogueCache, type CatalogueCacheOptions } from './catalogue-cache.js';
 import type { EncodeOptions } from './extract/encode-chunk.js';
 import { checkFrameName, extractIntoKernel, type RowSource } from './extract/extract-into-kernel.js';
 import { checkReadOnlySql, type SqlDialect } from './guard/sql-guard.js';
@@ -24,6 +27,8 @@ export interface StreamingDatabaseOptions {
   limits: DatabaseLimits;
   /** Replaces the statement guard (layer one). Only tests do, to show that layer two holds alone. */
   guard?: typeof checkReadOnlySql;
+  /** How long the catalogue is kept and how often its fingerprint is checked. */
+  catalogue?: CatalogueCacheOptions;
 }
 
 export abstract class StreamingDatabase implements Database {
@@ -31,16 +36,30 @@ export abstract class StreamingDatabase implements Database {
   readonly name: string;
   protected readonly limits: DatabaseLimits;
   private readonly guardSql: typeof checkReadOnlySql;
+  private readonly catalogueCache: CatalogueCache;
 
   protected constructor(options: StreamingDatabaseOptions) {
     this.name = options.name;
     this.limits = options.limits;
     this.guardSql = options.guard ?? checkReadOnlySql;
+    this.catalogueCache = new CatalogueCache(
+      { read: () => this.readCatalogue(), fingerprint: () => this.catalogueFingerprint() },
+      options.catalogue,
+    );
   }
 
   abstract listTables(): Promise<TableInfo[]>;
   abstract describeTable(table: string): Promise<TableDescription>;
   abstract close(): Promise<void>;
+
+  catalogue(options?: CatalogueOptions): Promise<Catalogue> {
+    return this.catalogueCache.get(options);
+  }
+
+  /** Every table with its columns, comments, keys and row counts or estimates, in a few bulk catalogue queries. */
+  protected abstract readCatalogue(): Promise<TableDescription[]>;
+  /** One cheap query whose answer changes when tables, columns or comments do. */
+  protected abstract catalogueFingerprint(): Promise<string>;
 
   /**
    * Runs `statement` (already guarded, or internal) under a server-side time limit and hands its

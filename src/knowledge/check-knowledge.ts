@@ -1,7 +1,8 @@
 /**
  * `tally knowledge check`: the knowledge store against the live schema. Every table and column a
  * file names must exist, and every verified query must pass the statement guard and run with its
- * default parameters under `LIMIT 0`. What is stale is named with its file.
+ * default parameters under `LIMIT 0`. What is stale is named with its file. Tables and columns come from a fresh read of
+ * each database's catalogue (which the connector then keeps for the prompts), else from `describeTable`.
  */
 import type { Database } from '../ports/database.js';
 import type { FileKnowledge } from './file-knowledge.js';
@@ -29,7 +30,26 @@ export async function checkKnowledge(
   let references = 0;
   let queries = 0;
   const columnsOf = new Map<string, Promise<Set<string> | undefined>>();
-  const columns = (database: Database, table: string) => {
+  // A fresh catalogue per database: the check also renews what the connector keeps for the prompts.
+  const catalogues = new Map<string, Promise<Map<string, Set<string>> | undefined>>();
+  const catalogueOf = (database: Database) => {
+    let catalogue = catalogues.get(database.name);
+    if (!catalogue) {
+      catalogue = database.catalogue
+        ? database
+            .catalogue({ fresh: true })
+            .then(
+              ({ tables }) =>
+                new Map(tables.map((table) => [table.name, new Set(table.columns.map((column) => column.name))])),
+            )
+        : Promise.resolve(undefined);
+      catalogues.set(database.name, catalogue);
+    }
+    return catalogue;
+  };
+  const columns = async (database: Database, table: string) => {
+    const catalogue = await catalogueOf(database);
+    if (catalogue) return catalogue.get(table);
     const key = `${database.name}.${table}`;
     if (!columnsOf.has(key)) {
       columnsOf.set(

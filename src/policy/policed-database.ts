@@ -1,6 +1,6 @@
 /**
- * A `Database` as one person may see it under the access policy, wrapped around the real connector: listings and
- * descriptions show only granted tables and columns (masked ones marked, without samples); every statement is
+ * A `Database` as one person may see it under the access policy, wrapped around the real connector: listings,
+ * descriptions and the catalogue show only granted tables and columns (masked ones marked, without samples); every statement is
  * checked (`statement-access.ts`) and the tables it reads that are masked for the person are replaced by views
  * (`masked-view.ts`), so rows are masked in the database, before they reach the host, the kernel or the model.
  */
@@ -23,6 +23,7 @@ import type { DatabaseAccess } from './access.js';
 import { withoutValues } from './error-values.js';
 import { quoteName, withMaskedViews } from './masked-view.js';
 import { nestedWithProblem } from './nested-with.js';
+import { grantedDescription, policedCatalogue } from './policed-catalogue.js';
 import type { ProfileDatabases } from './profile-databases.js';
 import { checkStatement, type StatementRead } from './statement-access.js';
 
@@ -63,11 +64,6 @@ interface Policing {
   profileLogin(): ReturnType<ProfileDatabases['forAccess']> | undefined;
 }
 
-const MASK_NOTES = {
-  hash: 'pseudonymised by the access policy: a stable keyed hash, so joins and group-bys work',
-  redact: 'redacted by the access policy: always NULL',
-} as const;
-
 const REWRITE = (inner: Database) => ({ target: inner, enforcedBy: 'rewrite' });
 
 export function policedDatabase(inner: Database, options: PolicedDatabaseOptions): Database {
@@ -92,6 +88,7 @@ export function policedDatabase(inner: Database, options: PolicedDatabaseOptions
       return (await policing.catalog.allTables()).filter((table) => options.access.tableGrant(table.name));
     },
     describeTable: (table: string) => describeGranted(table, policing),
+    ...(inner.catalogue ? { catalogue: policedCatalogue(inner.catalogue.bind(inner), options.access) } : {}),
     async query(sql: string, queryOptions?: QueryOptions) {
       const prepared = await prepare(sql, policing);
       try {
@@ -156,17 +153,7 @@ async function describeGranted(table: string, { inner, options, catalog }: Polic
     const names = granted.map((info) => info.name).join(', ') || 'none';
     throw new QueryFailedError(inner.name, `no table named '${table}' that you may read. Tables: ${names}`);
   }
-  const description = await catalog.describeAll(table);
-  const columns = description.columns.flatMap((column) => {
-    const { access: how } = access.column(table, column.name);
-    if (how === 'denied') return [];
-    if (how === 'raw') return [column];
-    const { samples: _samples, ...rest } = column;
-    return [
-      { ...rest, type: how === 'hash' ? 'char(16)' : column.type, kind: 'text' as const, comment: MASK_NOTES[how] },
-    ];
-  });
-  return { ...description, columns };
+  return grantedDescription(await catalog.describeAll(table), access);
 }
 
 /** Where and how `sql` runs: as the person's login when the database enforces the policy, else rewritten. */

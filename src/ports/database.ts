@@ -29,6 +29,8 @@ export interface ColumnInfo {
   comment?: string;
   /** A few distinct non-null values, as text. */
   samples?: string[];
+  /** The column a foreign key on this column references, in the same schema. */
+  references?: { table: string; column: string };
 }
 
 export interface TableInfo {
@@ -41,6 +43,22 @@ export interface TableInfo {
 
 export interface TableDescription extends TableInfo {
   columns: ColumnInfo[];
+}
+
+/**
+ * Every table of a database with its columns (without samples), row counts or estimates, comments and foreign
+ * keys: read in a few bulk catalogue queries and kept by the connector until the schema changes.
+ */
+export interface Catalogue {
+  /** By name. */
+  tables: TableDescription[];
+  /** Changes when the schema does (tables, columns, comments); equal versions mean the same tables. */
+  version: string;
+}
+
+export interface CatalogueOptions {
+  /** Read it again now, whatever is kept. Default false. */
+  fresh?: boolean;
 }
 
 export interface QueryColumn {
@@ -141,6 +159,11 @@ export interface Database {
   readonly dialect: 'mysql' | 'sqlite' | 'postgres';
   listTables(): Promise<TableInfo[]>;
   describeTable(table: string): Promise<TableDescription>;
+  /**
+   * Every table with its columns at once, kept between calls and read again when the schema changed (or after a
+   * while). Optional: without it, callers fall back to `listTables` and `describeTable`.
+   */
+  catalogue?(options?: CatalogueOptions): Promise<Catalogue>;
   /** Runs one read-only statement; SQL the guard rejects throws `SqlRejectedError`. */
   query(sql: string, options?: QueryOptions): Promise<QueryResult>;
   /** Streams a query's rows into the kernel as a typed DataFrame named `name`. */

@@ -20,6 +20,7 @@ import { checkReadOnlySql, type SqlScope } from '../guard/sql-guard.js';
 import { StatementWatch } from '../statement-watch.js';
 import { StreamingDatabase, type StreamingDatabaseOptions } from '../streaming-database.js';
 import { describeFromSample } from '../table-metadata.js';
+import { mysqlCatalogueFingerprint, readMysqlCatalogue } from './mysql-catalogue.js';
 import { streamMysqlRows } from './mysql-rows.js';
 
 export interface MysqlDatabaseOptions extends StreamingDatabaseOptions {
@@ -118,6 +119,14 @@ export class MysqlDatabase extends StreamingDatabase {
       })),
       sample as unknown[][],
     );
+  }
+
+  protected readCatalogue(): Promise<TableDescription[]> {
+    return readMysqlCatalogue((sql) => this.rows(sql));
+  }
+
+  protected catalogueFingerprint(): Promise<string> {
+    return mysqlCatalogueFingerprint((sql) => this.rows(sql));
   }
 
   async close(): Promise<void> {

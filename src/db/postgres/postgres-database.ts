@@ -19,6 +19,7 @@ import { checkReadOnlySql, type SqlScope } from '../guard/sql-guard.js';
 import { StatementWatch } from '../statement-watch.js';
 import { StreamingDatabase, type StreamingDatabaseOptions } from '../streaming-database.js';
 import { describeFromSample } from '../table-metadata.js';
+import { postgresCatalogueFingerprint, readPostgresCatalogue } from './postgres-catalogue.js';
 import { copyRows, cursorRows } from './postgres-rows.js';
 import { postgresTypeNameEncoding } from './postgres-types.js';
 
@@ -121,6 +122,14 @@ export class PostgresDatabase extends StreamingDatabase {
       })),
       sample,
     );
+  }
+
+  protected readCatalogue(): Promise<TableDescription[]> {
+    return readPostgresCatalogue((sql) => this.rows(sql), this.schema);
+  }
+
+  protected catalogueFingerprint(): Promise<string> {
+    return postgresCatalogueFingerprint((sql) => this.rows(sql), this.schema);
   }
 
   async close(): Promise<void> {

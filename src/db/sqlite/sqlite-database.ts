@@ -12,6 +12,7 @@ import type { RowSource } from '../extract/extract-into-kernel.js';
 import { StreamingDatabase, type StreamingDatabaseOptions } from '../streaming-database.js';
 import { describeFromSample } from '../table-metadata.js';
 import { encodeSqliteBatch, type SqliteBatch } from './sqlite-batch.js';
+import { readSqliteCatalogue, sqlComments, sqliteCatalogueFingerprint } from './sqlite-catalogue.js';
 import { SqliteRunner } from './sqlite-runner.js';
 
 export interface SqliteDatabaseOptions extends StreamingDatabaseOptions {
@@ -75,18 +76,29 @@ export class SqliteDatabase extends StreamingDatabase {
         )) as Array<[string]>
       ).map(([name]) => name),
     );
+    const [[sql] = []] = await this.rows(`SELECT sql FROM sqlite_master WHERE name = ${literal(table)}`);
+    const comments = sqlComments(String(sql ?? ''));
     const sample = await this.rows(`SELECT * FROM ${quote(table)} LIMIT 100`);
     return describeFromSample(
-      info,
+      { ...info, ...(comments.table ? { comment: comments.table } : {}) },
       columns.map(([name, type, notNull, primary]) => ({
         name,
         type: type || '(none)',
         kind: sqliteColumnEncoding(type).kind,
         nullable: Number(notNull) === 0 && Number(primary) === 0,
         key: Number(primary) > 0 ? 'primary' : unique.has(name) ? 'unique' : undefined,
+        comment: comments.columns.get(name),
       })),
       sample,
     );
+  }
+
+  protected readCatalogue(): Promise<TableDescription[]> {
+    return readSqliteCatalogue((sql) => this.rows(sql));
+  }
+
+  protected catalogueFingerprint(): Promise<string> {
+    return sqliteCatalogueFingerprint((sql) => this.rows(sql));
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,193 @@
+/**
+ * The schema a turn's prompts carry (`src/agent/schema/`): on a small schema every table with every column; on the
+ * 1,000-table warehouse of the benchmark, an overview that never depends on the question and a bounded description
+ * of the tables the question needs, with the tables they join to and the ones the knowledge names.
+ */
+import { describe, expect, it } from 'vitest';
+import { describedWarehouseTable, warehouseTables } from '../../bench/schema-warehouse.js';
+import { OVERVIEW_CHARS, RELEVANT_CHARS, schemaContext } from '../../src/agent/schema/schema-context.js';
+import { identifierText } from '../../src/agent/schema/table-search.js';
+import { summariseSchema } from '../../src/agent/schema-summary.js';
+import type { Catalogue, Database, TableDescription } from '../../src/ports/database.js';
+import type { KnowledgePiece } from '../../src/ports/knowledge.js';
+import { TELCO_TABLES } from '../../telco_data/telco-tables.js';
+
+const KINDS = { id: 'text', category: 'text', integer: 'integer', money: 'decimal' } as const;
+
+function telcoDescriptions(): TableDescription[] {
+  return TELCO_TABLES.map((spec) => ({
+    name: spec.name,
+    rows: 5634,
+    rowsExact: true,
+    comment: spec.comment,
+    columns: spec.columns.map((column) => ({
+      name: column.name,
+      type: column.kind,
+      kind: KINDS[column.kind as keyof typeof KINDS] ?? 'text',
+      nullable: column.nullable,
+      comment: column.comment,
+    })),
+  })).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** A database whose catalogue is `tables`; counts the calls. */
+function fakeDatabase(name: string, tables: TableDescription[], withCatalogue = true) {
+  const calls = { catalogue: 0, listTables: 0, describeTable: 0 };
+  const catalogue: Catalogue = { tables, version: '1' };
+  const database: Database = {
+    name,
+    dialect: 'mysql',
+    async listTables() {
+      calls.listTables += 1;
+      return tables.map(({ columns: _columns, ...info }) => info);
+    },
+    async describeTable(table) {
+      calls.describeTable += 1;
+      const found = tables.find((candidate) => candidate.name === table);
+      if (!found) throw new Error(`no table ${table}`);
+      return { ...found, columns: found.columns.map((column) => ({ ...column, samples: ['x'] })) };
+    },
+    ...(withCatalogue
+      ? {
+          async catalogue() {
+            calls.catalogue += 1;
+            return catalogue;
+          },
+        }
+      : {}),
+    query: () => Promise.reject(new Error('not here')),
+    extract: () => Promise.reject(new Error('not here')),
+    close: async () => {},
+  };
+  return { database, calls };
+}
+
+const warehouse = () =>
+  fakeDatabase(
+    'warehouse',
+    [...warehouseTables().map(describedWarehouseTable), ...telcoDescriptions()].sort((a, b) =>
+      a.name.localeCompare(b.name),
+    ),
+  );
+
+/** The table names `relevant` describes (lines `- name (`). */
+function described(relevant: string): string[] {
+  return [...relevant.matchAll(/^- ([\w.]+) \(/gm)].map((match) => match[1] as string);
+}
+
+describe('schemaContext on a small schema', () => {
+  it('shows every table with every column, whatever the question', async () => {
+    const { database } = fakeDatabase('telco', telcoDescriptions());
+    const { overview, relevant } = await schemaContext([database], 'how many customers pay by check?', []);
+    expect(overview).toMatch(/^database telco \(mysql\), 8 tables: user_churn, user_churn_new,/);
+    for (const table of TELCO_TABLES) {
+      expect(described(relevant)).toContain(table.name);
+      for (const column of table.columns) expect(relevant).toContain(`${column.name} `);
+    }
+  });
+
+  it('reads table by table when the database keeps no catalogue, without samples', async () => {
+    const { database, calls } = fakeDatabase('telco', telcoDescriptions(), false);
+    const { relevant } = await schemaContext([database], 'churn by contract', []);
+    expect(calls.describeTable).toBe(8);
+    expect(described(relevant)).toHaveLength(8);
+    expect(relevant).not.toContain('x,');
+  });
+
+  it('keeps summariseSchema working from the catalogue', async () => {
+    const { database, calls } = fakeDatabase('telco', telcoDescriptions());
+    const summary = await summariseSchema([database]);
+    expect(calls).toEqual({ catalogue: 1, listTables: 0, describeTable: 0 });
+    expect(summary).toContain('- user_payments (5634 rows): customerID text, Contract text');
+  });
+});
+
+describe('schemaContext on 1,000 tables', () => {
+  it('gives the same overview for every question, bounded, and naming every table group', async () => {
+    const { database } = warehouse();
+    const first = await schemaContext([database], 'average order value per customer segment', []);
+    const second = await schemaContext([database], 'fuel cost per vehicle last month', []);
+    expect(second.overview).toBe(first.overview);
+    expect(second.relevant).not.toBe(first.relevant);
+    expect(first.overview.length).toBeLessThanOrEqual(OVERVIEW_CHARS + 200);
+    expect(first.overview).toMatch(/^database warehouse \(mysql\), 1000 tables by name prefix/);
+    expect(first.overview).toContain('sales_* (40)');
+    expect(first.overview).toContain('user_* (8)');
+  });
+
+  it('describes the tables a question names, within the budget, and lists the rest by count', async () => {
+    const { database } = warehouse();
+    const { relevant } = await schemaContext([database], 'Which fleet vehicles had the highest fuel cost?', []);
+    expect(relevant.length).toBeLessThanOrEqual(RELEVANT_CHARS + 300);
+    expect(described(relevant)[0]).toBe('fleet_fuel_purchases');
+    expect(described(relevant)).toContain('fleet_vehicles');
+    // Derived tables (x_archive of x) rank below the base table the question asks for.
+    expect(described(relevant).indexOf('fleet_fuel_purchases_archive')).toBeGreaterThan(
+      described(relevant).indexOf('fleet_vehicles'),
+    );
+    expect(relevant).toMatch(/\(\d+ more tables not described here: list_tables, describe_table\)$/);
+    expect(described(relevant).length).toBeLessThan(15);
+  });
+
+  it('adds the tables a matched table references by foreign key', async () => {
+    const { database } = warehouse();
+    const { relevant } = await schemaContext([database], 'total spend on scrap by reason', []);
+    expect(described(relevant)).toContain('manufacturing_scrap');
+    // scrap.batch_id -> manufacturing_batches.id: the question never says "batch".
+    expect(described(relevant)).toContain('manufacturing_batches');
+    expect(relevant).toContain('batch_id integer -> manufacturing_batches.id');
+  });
+
+  it('takes the derived table the question asks for over the base table', async () => {
+    const { database } = warehouse();
+    const { relevant } = await schemaContext([database], 'monthly web sessions by device type', []);
+    expect(described(relevant)[0]).toBe('web_sessions_monthly');
+  });
+
+  it('takes the tables the knowledge pieces name, and the ones their joins add', async () => {
+    const { database } = warehouse();
+    const question = 'what share of our subscribers walked away?';
+    const without = await schemaContext([database], question, []);
+    expect(described(without.relevant)).not.toContain('user_churn');
+    const known: KnowledgePiece[] = [
+      {
+        database: 'warehouse',
+        kind: 'definition',
+        title: 'churn rate',
+        text: 'churned customers over all customers (user_churn.Churn = Yes)',
+        source: 'definitions.yaml',
+        tables: ['user_churn'],
+      },
+      {
+        database: 'warehouse',
+        kind: 'join',
+        title: 'customers',
+        text: 'user_churn joins user_demographics on customerID',
+        source: 'tables.yaml',
+        tables: ['user_churn', 'user_demographics'],
+      },
+    ];
+    const { relevant } = await schemaContext([database], question, known);
+    expect(described(relevant)).toEqual(expect.arrayContaining(['user_churn', 'user_demographics']));
+  });
+
+  it('says where to look when nothing matches', async () => {
+    const { database } = warehouse();
+    const { relevant } = await schemaContext([database], 'zzz qqq', []);
+    expect(relevant).toMatch(/^No table name, column or comment matches this request/);
+  });
+
+  it('asks the kept catalogue once per turn, and never table by table', async () => {
+    const { database, calls } = warehouse();
+    await schemaContext([database], 'open support tickets by priority', []);
+    expect(calls).toEqual({ catalogue: 1, listTables: 0, describeTable: 0 });
+  });
+});
+
+describe('identifierText', () => {
+  it('splits snake case and camel case into words', () => {
+    expect(identifierText('customerID')).toBe('customer ID');
+    expect(identifierText('MonthlyCharges')).toBe('Monthly Charges');
+    expect(identifierText('fleet_fuel_purchases')).toBe('fleet fuel purchases');
+  });
+});
