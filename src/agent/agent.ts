@@ -21,7 +21,7 @@ import { openRequest } from './open-request.js';
 import type { Playbook } from './playbooks.js';
 import { resumePausedCall } from './resume-paused-call.js';
 import { runToolLoop, toolSpecs } from './run-tool-loop.js';
-import { summariseSchema } from './schema-summary.js';
+import { schemaContext } from './schema/schema-context.js';
 import type { AgentSettings } from './settings.js';
 import { summariseSharedFiles } from './shared-file-profile.js';
 import { renderPrompt, type Stage, type StagePrompts } from './stage-prompts.js';
@@ -104,12 +104,13 @@ export class Agent {
     const databases = request.databases ?? this.options.databases;
     const files = summariseSharedFiles(conversation.files ?? []);
     const knowledge = this.options.knowledge && knowledgeFor(this.options.knowledge, request.reader);
-    const known = knowledge ? await relevantKnowledge(knowledge, topicOf(request), databases) : [];
+    const topic = topicOf(request);
+    const known = knowledge ? await relevantKnowledge(knowledge, topic, databases) : [];
     for (const offer of offersOf(known)) await request.onOffered?.(offer);
     // What stays the same for the whole thread goes into the system prompt; what was found for this request
     // goes into its own message (turn-message.ts), so every request starts with the prefix sent before.
-    const overview = await summariseSchema(databases);
-    const found = [files, formatKnowledge(known)].filter(Boolean).join('\n');
+    const { overview, relevant } = await schemaContext(databases, topic, known);
+    const found = [relevant, files, formatKnowledge(known)].filter(Boolean).join('\n');
     const schema = [overview, found].filter(Boolean).join('\n');
     const system = renderPrompt(this.options.prompts.act.template, {
       schema: overview,

@@ -34,6 +34,7 @@ export function tracedDatabase(inner: Database, tracing: Tracing): Database {
     },
     listTables: () => inner.listTables(),
     describeTable: (table: string) => inner.describeTable(table),
+    ...(inner.catalogue ? { catalogue: inner.catalogue.bind(inner) } : {}),
     query(sql: string, options?: QueryOptions) {
       const { name, attributes } = statement('query', sql);
       return tracing.span(

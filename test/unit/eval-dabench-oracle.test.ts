@@ -33,10 +33,10 @@ function cellCall(id: string, code: string): WireMessage {
 }
 
 /** The reply the oracle's first step gives to this conversation. */
-async function reply(messages: WireMessage[], tools = TOOLS): Promise<ScriptReply> {
+async function reply(messages: WireMessage[], tools = TOOLS, toolChoice?: unknown): Promise<ScriptReply> {
   const [step] = dabenchOracle([ITEM]) as [ScriptStep];
   if (typeof step !== 'function') throw new Error('the oracle steps are functions of the conversation');
-  const resolved = await step(contextOf({ messages, tools }, 0));
+  const resolved = await step(contextOf({ messages, tools, ...(toolChoice ? { tool_choice: toolChoice } : {}) }, 0));
   if (typeof resolved === 'function' || resolved.kind !== 'reply') throw new Error('expected a reply');
   return resolved;
 }
@@ -48,7 +48,8 @@ const asked: WireMessage[] = [
 
 describe('the DABench oracle', () => {
   it('triages every request as answerable', async () => {
-    const triage = await reply(asked, TRIAGE);
+    // tally's triage sends the act request's tools and forces the triage tool.
+    const triage = await reply(asked, [...TOOLS, ...TRIAGE], { type: 'function', function: { name: 'triage' } });
     expect(triage.toolCalls?.[0]?.name).toBe('triage');
     expect(JSON.parse(triage.toolCalls?.[0]?.arguments ?? '')).toEqual({ verdict: 'answerable', multi_step: false });
   });

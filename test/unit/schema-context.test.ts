@@ -7,7 +7,6 @@ import { describe, expect, it } from 'vitest';
 import { describedWarehouseTable, warehouseTables } from '../../bench/schema-warehouse.js';
 import { OVERVIEW_CHARS, RELEVANT_CHARS, schemaContext } from '../../src/agent/schema/schema-context.js';
 import { identifierText } from '../../src/agent/schema/table-search.js';
-import { summariseSchema } from '../../src/agent/schema-summary.js';
 import type { Catalogue, Database, TableDescription } from '../../src/ports/database.js';
 import type { KnowledgePiece } from '../../src/ports/knowledge.js';
 import { TELCO_TABLES } from '../../telco_data/telco-tables.js';
@@ -92,13 +91,6 @@ describe('schemaContext on a small schema', () => {
     expect(calls.describeTable).toBe(8);
     expect(described(relevant)).toHaveLength(8);
     expect(relevant).not.toContain('x,');
-  });
-
-  it('keeps summariseSchema working from the catalogue', async () => {
-    const { database, calls } = fakeDatabase('telco', telcoDescriptions());
-    const summary = await summariseSchema([database]);
-    expect(calls).toEqual({ catalogue: 1, listTables: 0, describeTable: 0 });
-    expect(summary).toContain('- user_payments (5634 rows): customerID text, Contract text');
   });
 });
 
