@@ -6,6 +6,7 @@
  * already run (offered again with a button).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requestOfTurnMessage } from '../../src/agent/turn-message.js';
 import { callTool, type ScriptContext, say, slow } from '../../src/demo/scripted-model-server.js';
 import { ACTION_IDS } from '../../src/ports/chat.js';
 import type { DiscordMessage } from '../support/discord/discord-model.js';
@@ -17,10 +18,10 @@ const PROGRESS_HEADER = /^\*\*(Working…|Done|Stopped|Waiting for you)\*\* · /
 /** Discord's window for the first answer to an interaction. */
 const WINDOW_MS = 3000;
 
-/** The latest person's message the model was sent. */
+/** The latest person's request the model was sent (without the tables found for it). */
 function asked(context: ScriptContext): string {
   const content = context.messages.findLast((message) => message.role === 'user')?.content;
-  return typeof content === 'string' ? content : JSON.stringify(content);
+  return requestOfTurnMessage(typeof content === 'string' ? content : JSON.stringify(content));
 }
 const youAsked = (context: ScriptContext) => say(`You asked: ${asked(context)}`);
 

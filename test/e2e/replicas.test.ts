@@ -5,6 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requestOfTurnMessage } from '../../src/agent/turn-message.js';
 import { loadConfig } from '../../src/base/config.js';
 import { createLogger } from '../../src/base/logger.js';
 import {
@@ -44,7 +45,7 @@ const script = Array.from({ length: MESSAGES + ONE_BY_ONE + 1 }, () => [
     await sleep(150);
     inFlight -= 1;
     const asked = context.messages.filter((message) => message.role === 'user').at(-1)?.content;
-    return say(`answer to ${String(asked)}`);
+    return say(`answer to ${requestOfTurnMessage(String(asked))}`);
   },
 ]).flat();
 
