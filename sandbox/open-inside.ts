@@ -7,7 +7,7 @@
  * ever opened, so nothing about the host's files shows in what is refused.
  */
 import { constants } from 'node:fs';
-import { type FileHandle, open, stat } from 'node:fs/promises';
+import { type FileHandle, open, rename, stat } from 'node:fs/promises';
 import { isAbsolute, normalize, sep } from 'node:path';
 import { WorkspacePathError } from '../src/base/errors.js';
 
@@ -53,6 +53,28 @@ export async function openInside(root: string, path: string): Promise<FileHandle
   } catch (error) {
     await current.close().catch(() => {});
     throw error;
+  }
+}
+
+/**
+ * Renames the entry `name` directly in `root` to `claimed` (a name only the host uses), through the open folder as
+ * the walk does: the rename is atomic, so of two callers claiming the same entry exactly one succeeds (the other is
+ * told it does not exist), and a link is renamed as the link it is, never followed.
+ */
+export async function claimInside(root: string, name: string, claimed: string): Promise<void> {
+  if (checkRelative(name).includes(sep) || claimed.includes(sep)) {
+    throw new WorkspacePathError(name, 'give a name directly in its folder');
+  }
+  const folder = await open(root, FOLDER);
+  try {
+    await requireProcFd(folder, name);
+    await rename(`/proc/self/fd/${folder.fd}/${name}`, `/proc/self/fd/${folder.fd}/${claimed}`).catch(
+      (error: NodeJS.ErrnoException) => {
+        throw refusal(name, error);
+      },
+    );
+  } finally {
+    await folder.close();
   }
 }
 

@@ -11,13 +11,14 @@
  * With a disk quota all three live on the kernel's own loop-mounted filesystem (see loop-filesystem.ts),
  * so together they hold at most that much, and the host's disk gives no more to the session.
  */
+import { randomUUID } from 'node:crypto';
 import { writeFile as writeFileWhole } from 'node:fs';
 import { chmod, chown, type FileHandle, mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { WorkspaceFileTooLargeError, WorkspaceFullError, WorkspacePathError } from '../src/base/errors.js';
 import { LoopFilesystem } from './loop-filesystem.js';
-import { checkRelative, openInside } from './open-inside.js';
+import { checkRelative, claimInside, openInside } from './open-inside.js';
 import { removeTree } from './remove-tree.js';
 
 /** fs.writeFile with callbacks: one write for the whole buffer (the promise API writes 512 KiB at a time). */
@@ -143,13 +144,18 @@ export class Workspace {
   }
 
   /**
-   * Takes the file the driver left in the outbox under `name` (see kernel/outbox.py): exactly
-   * `bytes` long, read without leaving the outbox, and removed (in the background: the reply need
-   * not wait for the blocks to be freed).
+   * Takes the file the driver left in the outbox under `name` (see kernel/outbox.py), exactly once: it is first
+   * renamed to a name of the host's own (atomic, so a second take finds nothing whatever the timing), then read,
+   * exactly `bytes` long, without leaving the outbox, and removed (in the background: the reply need not wait for
+   * the blocks to be freed).
    */
   async takeFromOutbox(name: string, bytes: number): Promise<Buffer> {
+    const claimed = `.taken-${randomUUID()}`;
+    await claimInside(this.outboxPath, name, claimed);
     try {
-      const file = await openInside(this.outboxPath, name);
+      const file = await openInside(this.outboxPath, claimed).catch((error: unknown) => {
+        throw error instanceof WorkspacePathError ? new WorkspacePathError(name, error.reason) : error;
+      });
       try {
         const { size } = await file.stat();
         if (size > bytes) throw new WorkspaceFileTooLargeError(`/outbox/${name}`, size, bytes);
@@ -161,7 +167,7 @@ export class Workspace {
         await file.close();
       }
     } finally {
-      rm(join(this.outboxPath, checkRelative(name)), { force: true }).catch(() => {});
+      rm(join(this.outboxPath, claimed), { force: true }).catch(() => {});
     }
   }
 

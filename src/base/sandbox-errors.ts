@@ -85,7 +85,11 @@ export class KernelClosedError extends AppError {
 }
 
 export class WorkspacePathError extends AppError {
-  constructor(path: string, reason: string) {
+  constructor(
+    path: string,
+    /** Why it is not allowed, e.g. `it is a link`. */
+    readonly reason: string,
+  ) {
     super('WORKSPACE_PATH_INVALID', `Workspace path '${path}' is not allowed: ${reason}.`, { details: { path } });
   }
 }

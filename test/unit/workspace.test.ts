@@ -146,6 +146,23 @@ describe('Workspace', () => {
     expect(await readdir(inOutbox())).toEqual([]);
   });
 
+  it('gives a reply attachment to one of two takes racing for it, whatever the timing', async () => {
+    for (let round = 0; round < 50; round += 1) {
+      const name = `race${String(round).padStart(28, '0')}`;
+      await writeFile(join(workspace.outboxPath, name), 'payload');
+      const takes = await Promise.allSettled([workspace.takeFromOutbox(name, 7), workspace.takeFromOutbox(name, 7)]);
+      expect(takes.filter((take) => take.status === 'fulfilled')).toHaveLength(1);
+      const refused = takes.find((take) => take.status === 'rejected');
+      expect(String(refused?.status === 'rejected' ? refused.reason : '')).toMatch(
+        new RegExp(`'${name}' is not allowed: it does not exist`),
+      );
+    }
+  });
+
+  it('refuses an outbox name with a folder in it', async () => {
+    await expect(workspace.takeFromOutbox('sub/name', 7)).rejects.toThrow(/give a name directly in its folder/);
+  });
+
   it('refuses files over the read limit, naming the option', async () => {
     await writeFile(join(workspace.workPath, 'big.bin'), Buffer.alloc(100));
     await expect(workspace.readWork('big.bin', 10)).rejects.toBeInstanceOf(WorkspaceFileTooLargeError);
