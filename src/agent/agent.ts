@@ -7,7 +7,7 @@ import type { Logger } from '../base/logger.js';
 import type { Database } from '../ports/database.js';
 import type { Knowledge } from '../ports/knowledge.js';
 import type { ChatMessage, CompletionParams, LlmClient } from '../ports/llm.js';
-import type { Tracing } from '../ports/tracing.js';
+import { NO_TRACING, type Tracing } from '../ports/tracing.js';
 import { gated } from './approval.js';
 import { fitToBudget } from './context-budget.js';
 import { offersOf } from './derived-offer.js';
@@ -27,6 +27,7 @@ import { summariseSharedFiles } from './shared-file-profile.js';
 import { renderPrompt, type Stage, type StagePrompts } from './stage-prompts.js';
 import { afterFailures, afterMs, afterSteps, afterTokens, whenAsked } from './stop-conditions.js';
 import type { AgentTool, ToolContext } from './tool.js';
+import { tracedToolCall } from './traced-tool-call.js';
 import { planSteps, TurnProgressTracker } from './turn-progress.js';
 import type { TurnRequest } from './turn-request.js';
 import { turnTools } from './turn-tools.js';
@@ -152,7 +153,18 @@ export class Agent {
       answerInterruptedCalls(conversation.messages);
     } else if (pending?.kind === 'review' || pending?.kind === 'approval' || pending?.kind === 'tool') {
       const toolNamed = (name: string) => this.tools(settings, '', true).find((candidate) => candidate.name === name);
-      const content = await resumePausedCall(pending, request, context, toolNamed);
+      const resumed = () => resumePausedCall(pending, request, context, toolNamed);
+      // A held call that runs now (approved, edited) is a tool call of this turn, with its SQL and cell under it.
+      const content =
+        pending.kind === 'approval'
+          ? (
+              await tracedToolCall(
+                this.options.tracing ?? NO_TRACING,
+                { id: pending.callId, name: pending.tool, arguments: pending.arguments },
+                async () => ({ content: await resumed() }),
+              )
+            ).content
+          : await resumed();
       conversation.messages.push({ role: 'tool', toolCallId: pending.callId, content });
     } else {
       const opened = await openRequest(

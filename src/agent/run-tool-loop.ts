@@ -9,6 +9,7 @@ import type { Pause } from './pause.js';
 import { firstStop, type LoopState, type StopCondition, type StopReason } from './stop-conditions.js';
 import type { AgentTool, ToolContext, ToolOutcome } from './tool.js';
 import { parseToolArguments, toolSpec } from './tool-schema.js';
+import { tracedToolCall } from './traced-tool-call.js';
 
 export interface ToolLoopOptions {
   llm: LlmClient;
@@ -84,7 +85,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     await options.onToolCalls?.(completion.toolCalls);
     for (const call of completion.toolCalls) {
       await options.beforeToolCall?.(call);
-      const outcome = await tracedCall(options.tracing ?? NO_TRACING, call, () => runCall(byName, call, context));
+      const outcome = await tracedToolCall(options.tracing ?? NO_TRACING, call, () => runCall(byName, call, context));
       await options.onToolCall?.(call, outcome);
       if (outcome.pause && !paused) {
         paused = { pause: outcome.pause, callId: call.id };
@@ -134,22 +135,6 @@ function withPlanStep(spec: ToolSpec): ToolSpec {
       },
     },
   };
-}
-
-/** A tool call as a span (`execute_tool {name}`, GenAI conventions): its name and id, and how it ended. */
-function tracedCall(tracing: Tracing, call: ToolCall, run: () => Promise<ToolOutcome>): Promise<ToolOutcome> {
-  const attributes = {
-    'gen_ai.operation.name': 'execute_tool',
-    'gen_ai.tool.name': call.name,
-    'gen_ai.tool.call.id': call.id,
-    'gen_ai.tool.type': 'function',
-  };
-  return tracing.span(`execute_tool ${call.name}`, attributes, async (span) => {
-    const outcome = await run();
-    span.set({ 'tally.tool.result_bytes': Buffer.byteLength(outcome.content), 'tally.tool.paused': !!outcome.pause });
-    if (outcome.failed) span.fail('tool_failed');
-    return outcome;
-  });
 }
 
 async function runCall(byName: Map<string, AgentTool>, call: ToolCall, context: ToolContext): Promise<ToolOutcome> {

@@ -2,8 +2,9 @@
  * Traces end to end: the whole of tally (real sandbox, MariaDB with telco_db, the openai SDK against the
  * scripted model) with OTEL_EXPORTER_OTLP_ENDPOINT pointing at a stand-in collector that decodes the real
  * exporter's OTLP/HTTP protobuf. A thread asks, the model queries, runs a cell and drafts a section, the
- * section is accepted and the model answers. The spans must form the tree turn -> model requests and tool
- * calls -> SQL statement and cell, and the decision be a span of the second turn; and nothing the person
+ * section is accepted and the model answers; then, with approval on, a cell is held and run when approved. The
+ * spans must form the tree turn -> model requests and tool calls -> SQL statement and cell, the decision be a span
+ * of the second turn and the approved cell's call a span of the turn that ran it; and nothing the person
  * wrote, no row, no cell code, output or result, no narrative or answer may appear anywhere in what was sent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,6 +30,8 @@ print('${OUTPUT_MARK[0]}' + '${OUTPUT_MARK[1]}')
 /** Refused by the guard, and a cell that raises: their spans fail with the error's kind, not its message. */
 const REFUSED_SQL = 'DELETE FROM user_payments';
 const FAILING_CODE = `raise ValueError('${OUTPUT_MARK[0]}' + 'ERR4410')`;
+/** Held for approval, run when approved. */
+const HELD_CODE = `held = '${OUTPUT_MARK[0]}' + 'HELD'\nlen(held)`;
 
 let receiver: OtlpReceiver;
 let fixture: TallyFixture;
@@ -64,12 +67,19 @@ beforeAll(async () => {
         });
       },
       say(`Done: ${ANSWER_MARK}.`),
+      callTool('triage', { verdict: 'answerable' }),
+      callTool('run_python', { code: HELD_CODE }),
+      say('The held cell ran.'),
     ],
     { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'tally-e2e', TALLY_CONSOLE_USER: 'analyst-ann' },
   );
   database = fixture.tally.databases[0]?.name ?? '';
   await fixture.say(`Which customers do we have? ${MESSAGE_MARK}`);
   await fixture.send({ action: { id: 'review.accept', value: 's1@1' } });
+  await fixture.say('set approve=always');
+  await fixture.say(`One more check ${MESSAGE_MARK}`);
+  const held = postsOf(fixture.posts, 'approval').at(-1);
+  await fixture.send({ action: { id: 'approval.run', value: held?.id ?? '' } });
   // Stopping is where the spans still buffered are sent (tally's close shuts the tracer provider down).
   await fixture.stop();
   spans = receiver.spans;
@@ -91,7 +101,7 @@ describe('traces of a thread', () => {
 
   it('makes one root span per message turn, in the thread, from the configured service', () => {
     const turns = named('tally.turn');
-    expect(turns).toHaveLength(2);
+    expect(turns).toHaveLength(5);
     for (const turn of turns) {
       expect(turn.parentSpanId).toBe('');
       expect(turn.attributes['gen_ai.conversation.id']).toBe(fixture.thread);
@@ -99,9 +109,17 @@ describe('traces of a thread', () => {
       expect(turn.attributes['tally.user.id']).toBe('analyst-ann');
       expect(turn.resource['service.name']).toBe('tally-e2e');
     }
-    expect(turns.map((turn) => turn.attributes['tally.turn.handled'])).toEqual(['request', 'resume']);
+    // `set approve=always` is a turn that makes no request.
+    expect(turns.map((turn) => turn.attributes['tally.turn.handled'])).toEqual([
+      'request',
+      'resume',
+      'done',
+      'request',
+      'resume',
+    ]);
     expect(turns[1]?.attributes['tally.message.action']).toBe('review.accept');
-    expect(new Set(spans.map((span) => span.traceId)).size).toBe(2);
+    expect(turns[4]?.attributes['tally.message.action']).toBe('approval.run');
+    expect(new Set(spans.map((span) => span.traceId)).size).toBe(5);
   });
 
   it('nests model requests with their tokens, and tool calls, under the first turn', () => {
@@ -197,6 +215,25 @@ describe('traces of a thread', () => {
       'tally.report.decided': true,
     });
     expect(childNames(second as ReceivedSpan)).toContain('chat scripted');
+  });
+
+  it('puts a held cell, run when approved, under its tool call in the turn that ran it', () => {
+    const last = named('tally.turn')[4] as ReceivedSpan;
+    const tool = only(
+      childrenOf(spans, last).filter((span) => span.name === 'execute_tool run_python'),
+      'approved run_python',
+    );
+    const cell = only(
+      childrenOf(spans, tool).filter((span) => span.name === 'tally.cell'),
+      'approved cell',
+    );
+    expect(cell.attributes['tally.cell.code_bytes']).toBe(Buffer.byteLength(HELD_CODE));
+    expect(tool.attributes['tally.tool.result_bytes']).toBeGreaterThan(0);
+    // Held in the turn before: its call ran no cell there.
+    const held = childrenOf(spans, named('tally.turn')[3] as ReceivedSpan).filter(
+      (span) => span.name === 'execute_tool run_python',
+    );
+    expect(held.flatMap((span) => childNames(span))).not.toContain('tally.cell');
   });
 
   it('sends no message text, row, cell code, output or result, narrative or answer', () => {
