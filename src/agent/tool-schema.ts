@@ -9,18 +9,32 @@ import type { ToolSpec } from '../ports/llm.js';
 
 export type ToolArgumentsResult<T> = { ok: true; value: T } | { ok: false; message: string };
 
+/** A schema's JSON Schema, made once: every model request lists the tools, and making it costs milliseconds. */
+const parametersOf = new WeakMap<z.ZodType, Record<string, unknown>>();
+
 /** The spec of a tool whose arguments follow `schema` (a zod object schema). */
 export function toolSpec(name: string, description: string, schema: z.ZodType): ToolSpec {
+  let parameters = parametersOf.get(schema);
+  if (!parameters) {
+    parameters = jsonSchemaOf(schema);
+    parametersOf.set(schema, parameters);
+  }
+  return { name, description, parameters };
+}
+
+function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
   // `input`: what the model must write (fields with defaults are optional for it).
   const { $schema: _dialect, ...parameters } = z.toJSONSchema(schema, {
     io: 'input',
     override: ({ jsonSchema }) => {
-      // zod bounds every int by the safe-integer range: noise in the prompt, so leave it out.
+      // zod bounds every int by the safe-integer range, and a required text is never empty: noise in every request,
+      // so leave them out (the arguments are still checked against them).
       if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
       if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+      if (jsonSchema.minLength === 1) delete jsonSchema.minLength;
     },
   });
-  return { name, description, parameters };
+  return parameters;
 }
 
 /**

@@ -175,6 +175,8 @@ describe.each(['mysql', 'postgres', 'sqlite'] as const)('the catalogue on %s', (
         const text = `${overview}\n${relevant}`;
         expect(text).toContain('customers');
         expect(text).not.toMatch(/salar|tenure|months as a customer|extra_|refunds/);
+        if (!question.includes('customer')) continue;
+        // A question about customers is told their columns, the masked ones as the policy shows them.
         expect(relevant).toMatch(/email text \(pseudonymised by the access policy/);
         expect(relevant).toMatch(/phone text \(redacted by the access policy/);
       }

@@ -60,7 +60,20 @@ export function listedSources(shown: string): ListedSource[] {
       else if (line.trim() === '') break;
     }
   }
-  return sources;
+  // A table listed with "the columns of user_churn" has that table's columns: read them there.
+  return sources.map((source) => {
+    const other = /\): the columns of (\S+)$/.exec(source.text)?.[1];
+    const columns =
+      other &&
+      sources
+        .find((candidate) => candidate.name === other)
+        ?.text.split('): ')
+        .slice(1)
+        .join('): ');
+    return columns
+      ? { ...source, text: `${source.text.slice(0, source.text.lastIndexOf(': the columns of '))}: ${columns}` }
+      : source;
+  });
 }
 
 /** Whether the entry lists the column, as `name type` after the colon or a comma. */

@@ -75,21 +75,40 @@ function described(relevant: string): string[] {
 }
 
 describe('schemaContext on a small schema', () => {
-  it('shows every table with every column, whatever the question', async () => {
+  it('describes the tables the question needs, and names the rest only in the overview', async () => {
     const { database } = fakeDatabase('telco', telcoDescriptions());
     const { overview, relevant } = await schemaContext([database], 'how many customers pay by check?', []);
     expect(overview).toMatch(/^database telco \(mysql\), 8 tables: user_churn, user_churn_new,/);
-    for (const table of TELCO_TABLES) {
-      expect(described(relevant)).toContain(table.name);
-      for (const column of table.columns) expect(relevant).toContain(`${column.name} `);
-    }
+    expect(described(relevant)[0]).toBe('user_payments');
+    const payments = TELCO_TABLES.find((table) => table.name === 'user_payments');
+    for (const column of payments?.columns ?? []) expect(relevant).toContain(`${column.name} `);
+    expect(described(relevant)).not.toContain('user_services');
+    expect(relevant).toMatch(/\(\d+ more tables not described here: list_tables, describe_table\)$/);
+  });
+
+  it('says a table with the columns of one described before it is so, instead of describing it again', async () => {
+    const { database } = fakeDatabase('telco', telcoDescriptions());
+    const { relevant } = await schemaContext([database], 'churn in user_churn and user_churn_new', []);
+    const lines = relevant.split('\n').filter((line) => /^- user_churn(_new)? \(/.test(line));
+    expect(lines).toHaveLength(2);
+    const [first, second] = lines as [string, string];
+    expect(first).toMatch(/\): customerID text \(Customer id/);
+    expect(second).toMatch(/\): the columns of user_churn(_new)?$/);
+    expect(second).not.toContain('customerID');
+  });
+
+  it('describes no table when the request names none, and says where to look', async () => {
+    const { database } = fakeDatabase('telco', telcoDescriptions());
+    const { relevant } = await schemaContext([database], 'What is the mean of the Fare column in titanic.csv?', []);
+    expect(described(relevant)).toEqual([]);
+    expect(relevant).toMatch(/^No table name, column or comment matches this request/);
   });
 
   it('reads table by table when the database keeps no catalogue, without samples', async () => {
     const { database, calls } = fakeDatabase('telco', telcoDescriptions(), false);
     const { relevant } = await schemaContext([database], 'churn by contract', []);
     expect(calls.describeTable).toBe(8);
-    expect(described(relevant)).toHaveLength(8);
+    expect(described(relevant)).toEqual(expect.arrayContaining(['user_churn', 'user_payments']));
     expect(relevant).not.toContain('x,');
   });
 });

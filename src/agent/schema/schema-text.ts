@@ -15,6 +15,11 @@ export function describeTableLine(table: TableDescription, detailed: boolean): s
   return `- ${table.name} (${rows}${comment}): ${columns}`;
 }
 
+/** `- name (~N rows; comment): the columns of other`: a table shaped like one described before it. */
+export function sameColumnsLine(table: TableDescription, other: string): string {
+  return `${describeTableLine({ ...table, columns: [] }, false).slice(0, -2)}: the columns of ${other}`;
+}
+
 function describeColumn(column: ColumnInfo, detailed: boolean): string {
   const key = column.key === 'primary' ? ' key' : '';
   const reference = column.references ? ` -> ${column.references.table}.${column.references.column}` : '';

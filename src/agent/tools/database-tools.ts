@@ -5,7 +5,7 @@ import type { Database } from '../../ports/database.js';
 import { formatRows, truncateForModel } from '../format-for-model.js';
 import { callOf, defineTool, pickDatabase, type ToolContext, type ToolOutcome, type WorkCell } from '../tool.js';
 
-const database = z.string().optional().describe('Database name; default: the first configured database.');
+const database = z.string().optional().describe('Default: the first database');
 
 /** Mistakes in the SQL or the request go back to the model; a broken connection does not. */
 const MODEL_FACING = new Set(['SQL_REJECTED', 'QUERY_FAILED', 'QUERY_TIMEOUT', 'EXTRACT_TOO_LARGE', 'EXTRACT_FAILED']);

@@ -65,15 +65,13 @@ export const askUser = defineTool({
 export const draftSection = defineTool({
   name: 'draft_section',
   description:
-    'Hand in one section of the analysis report for review: a title, the stage (e.g. data overview, data quality, ' +
-    'exploration, drivers, model, conclusions) and the Markdown narrative. The cells and charts run since the last ' +
-    'section are attached as its evidence. The turn pauses until a person accepts, asks for a revision or discards it; ' +
-    'when revising, pass `revises` with the section id.',
+    'Hand in one section of the report for review, with the cells and charts since the last section as its ' +
+    'evidence. The turn pauses until a person accepts, revises or discards it.',
   schema: z.object({
     title: z.string().min(1),
     markdown: z.string().min(1),
     stage: z.string().min(1).optional(),
-    revises: z.string().min(1).optional().describe('Id of the section this is a new version of, e.g. s1'),
+    revises: z.string().min(1).optional().describe('The id of the section this revises, e.g. s1'),
   }),
   async execute({ title, markdown, stage, revises }, context) {
     const verdict = context.reviewFigures ? await context.reviewFigures(markdown, 'section') : undefined;
