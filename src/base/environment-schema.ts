@@ -8,16 +8,28 @@ import { z } from 'zod';
 import { MAX_TIMEOUT_MS } from '../ports/sandbox.js';
 
 const count = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+/**
+ * Every duration is bounded where it is read: a timer past Node's limit (2^31-1 ms) fires at once, so a setting that
+ * long would run its job every millisecond. Each says its range when refused.
+ */
+const MS_RANGE = `1 to ${MAX_TIMEOUT_MS} ms (about 24.8 days, the longest a timer holds)`;
 /** A duration in ms that Node's timers can hold. */
 const milliseconds = (fallback: number) =>
   z.coerce
-    .number()
-    .int()
-    .positive()
-    .max(MAX_TIMEOUT_MS, `at most ${MAX_TIMEOUT_MS} ms (about 24 days)`)
+    .number({ error: MS_RANGE })
+    .int(`whole ms, ${MS_RANGE}`)
+    .min(1, MS_RANGE)
+    .max(MAX_TIMEOUT_MS, MS_RANGE)
     .default(fallback);
+const MAX_MINUTES = Math.floor(MAX_TIMEOUT_MS / 60_000);
+const MINUTES_RANGE = `1 to ${MAX_MINUTES} minutes (about 24.8 days, the longest a timer holds)`;
+/** A period in minutes for a timer: from a minute (a shorter one would keep the store busy) to the timer's limit. */
+const minutes = (fallback: number) =>
+  z.coerce.number({ error: MINUTES_RANGE }).min(1, MINUTES_RANGE).max(MAX_MINUTES, MINUTES_RANGE).default(fallback);
+const DAYS_RANGE = 'above 0 and at most 36500 days (100 years)';
 /** A number of days; fractions are allowed (0.001 is about a minute and a half, for trials). */
-const days = (fallback: number) => z.coerce.number().positive('a number of days above 0').default(fallback);
+const days = (fallback: number) =>
+  z.coerce.number({ error: DAYS_RANGE }).positive(DAYS_RANGE).max(36_500, DAYS_RANGE).default(fallback);
 export const DATABASE_URL = /^(mysql|mariadb|postgres|postgresql):\/\/.+\/.+|^sqlite:.+/;
 export const DATABASE_URL_HINT =
   'use mysql://user:password@host:port/database, postgres://user:password@host:port/database[?schema=name] or sqlite:path/to/file.db';
@@ -136,7 +148,7 @@ export const environmentSchema = z.object({
   TALLY_CONSOLE_USER: z.string().min(1).optional(),
   TALLY_RETENTION_DAYS: days(90),
   TALLY_AUDIT_RETENTION_DAYS: days(400),
-  TALLY_RETENTION_SWEEP_MINUTES: z.coerce.number().positive('a number of minutes above 0').default(60),
+  TALLY_RETENTION_SWEEP_MINUTES: minutes(60),
   TALLY_BUDGET_TOKENS_PER_DAY: z.coerce.number().int().positive('a whole number of tokens above 0').optional(),
   TALLY_BUDGET_KERNEL_MINUTES_PER_DAY: z.coerce.number().positive('a number of minutes above 0').optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().regex(HTTP_URL, 'an http(s) URL, e.g. http://collector:4318').optional(),

@@ -1,6 +1,7 @@
 import { availableParallelism, totalmem } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/base/config.js';
+import { environmentSchema } from '../../src/base/environment-schema.js';
 import { ConfigError } from '../../src/base/errors.js';
 
 describe('loadConfig', () => {
@@ -142,8 +143,39 @@ describe('loadConfig', () => {
 
   it('refuses time limits longer than Node timers can hold, naming the variable', () => {
     expect(loadConfig({ TALLY_CELL_TIMEOUT_MS: '2147483647' }).sandbox.cellTimeoutMs).toBe(2 ** 31 - 1);
-    expect(() => loadConfig({ TALLY_CELL_TIMEOUT_MS: '3000000000' })).toThrow(/TALLY_CELL_TIMEOUT_MS: at most/);
+    expect(() => loadConfig({ TALLY_CELL_TIMEOUT_MS: '3000000000' })).toThrow(
+      /TALLY_CELL_TIMEOUT_MS: 1 to 2147483647 ms/,
+    );
     expect(() => loadConfig({ TALLY_SANDBOX_IDLE_TTL_MS: '3000000000' })).toThrow(/TALLY_SANDBOX_IDLE_TTL_MS/);
+  });
+
+  it('refuses every duration setting out of its range, naming the variable and the range', () => {
+    // Every setting read as a duration, by the unit in its name: each feeds a timer or an age.
+    const durations = Object.keys(environmentSchema.shape).filter((name) => /_(MS|MINUTES|DAYS)$/.test(name));
+    expect(durations).toEqual(
+      expect.arrayContaining(['TALLY_RETENTION_SWEEP_MINUTES', 'TALLY_LOCK_TTL_MS', 'TALLY_CELL_TIMEOUT_MS']),
+    );
+    for (const variable of durations) {
+      for (const value of ['1e12', '0', '-5', 'soon']) {
+        let error: unknown;
+        try {
+          loadConfig({ [variable]: value });
+        } catch (caught) {
+          error = caught;
+        }
+        expect(error, `${variable}=${value}`).toBeInstanceOf(ConfigError);
+        const issue = (error as ConfigError).issues.find((each) => each.variable === variable);
+        expect(issue?.message, `${variable}=${value}`).toMatch(/\d/);
+      }
+    }
+    // The sweep that once ran every millisecond: 100000 minutes is past a timer's reach, a second too often.
+    expect(() => loadConfig({ TALLY_RETENTION_SWEEP_MINUTES: '100000' })).toThrow(
+      /TALLY_RETENTION_SWEEP_MINUTES: 1 to 35791 minutes/,
+    );
+    expect(() => loadConfig({ TALLY_RETENTION_SWEEP_MINUTES: '0.01' })).toThrow(/TALLY_RETENTION_SWEEP_MINUTES/);
+    expect(loadConfig({ TALLY_RETENTION_SWEEP_MINUTES: '35791' }).retention.sweepEveryMs).toBeLessThanOrEqual(
+      2 ** 31 - 1,
+    );
   });
 
   it('reports every problem at once, each naming its variable', () => {
