@@ -83,6 +83,7 @@ export class SlackAdapter implements ChatAdapter {
   private server: { address(): unknown } | undefined;
   private started = false;
   private readonly connection: () => boolean;
+  private readonly takeAck: () => (() => void) | undefined;
   private readonly usergroups: SlackUsergroups | undefined;
   /** Inbounds waiting for their sender's groups, handed to tally in the order they arrived. */
   private arrivals: Promise<void> = Promise.resolve();
@@ -91,6 +92,7 @@ export class SlackAdapter implements ChatAdapter {
     const slack = createSlackApp(options);
     this.app = slack.app;
     this.connection = slack.isConnected;
+    this.takeAck = slack.takeAck;
     this.posted = new RememberedPosts('slack', options.memory);
     this.usergroups = options.usergroups?.length
       ? new SlackUsergroups({
@@ -284,9 +286,12 @@ export class SlackAdapter implements ChatAdapter {
     return (await this.usergroups?.groupsOf(userId)) ?? [];
   }
 
-  private deliver(inbound: Inbound): void {
+  private deliver(delivered: Inbound): void {
     const handler = this.handler;
     if (!handler) return;
+    // Slack hears "received" once tally has written the message down.
+    const received = this.takeAck();
+    const inbound = received ? { ...delivered, received } : delivered;
     const hand = (ready: Inbound) =>
       handler(ready).catch((error: unknown) => this.options.logger.error({ err: error }, 'inbound message failed'));
     if (!this.usergroups) {

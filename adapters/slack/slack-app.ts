@@ -1,9 +1,11 @@
 /**
  * The Bolt app tally runs on (Socket Mode with an app token, else the HTTP Events API), with the
- * Web API retries set explicitly, whether Slack can reach it now, and which Web API errors the post
- * queue tries again.
+ * Web API retries set explicitly, events acknowledged once written down (held-acks.ts), whether Slack
+ * can reach it now, and which Web API errors the post queue tries again.
  */
-import { App, LogLevel, SocketModeReceiver } from '@slack/bolt';
+import { App, HTTPReceiver, LogLevel, type Receiver, SocketModeReceiver } from '@slack/bolt';
+import type { Logger } from '../../src/base/logger.js';
+import { HeldAcks } from './held-acks.js';
 
 /** What the app is built from: the fields of `SlackAdapterOptions` that say so (documented there). */
 export interface SlackAppOptions {
@@ -13,6 +15,7 @@ export interface SlackAppOptions {
   port?: number;
   apiUrl?: string;
   retries?: number;
+  logger: Logger;
 }
 
 export interface SlackApp {
@@ -22,6 +25,8 @@ export interface SlackApp {
    * connection: always true (the adapter knows whether it listens).
    */
   isConnected(): boolean;
+  /** The acknowledgement of the event being handled, to call once it is written down (see held-acks.ts). */
+  takeAck(): (() => void) | undefined;
 }
 
 export function createSlackApp(options: SlackAppOptions): SlackApp {
@@ -33,38 +38,37 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     // Set explicitly: Socket Mode would otherwise leave every client with 100 retries.
     retryConfig: { retries: options.retries ?? 5, factor: 2, minTimeout: 200, maxTimeout: 30_000 },
   };
-  if (options.appToken) {
-    // Built here rather than by `socketMode: true`, so that its client's connection states can be followed.
-    const receiver = new SocketModeReceiver({
-      appToken: options.appToken,
-      logLevel: LogLevel.ERROR,
-      installerOptions: { clientOptions },
-    });
-    let connected = false;
-    receiver.client.on('connected', () => {
-      connected = true;
-    });
-    for (const state of ['connecting', 'reconnecting', 'disconnecting', 'disconnected']) {
-      receiver.client.on(state, () => {
-        connected = false;
-      });
-    }
-    // The socket dropped: the client waits a while before it says `reconnecting`. A late close of a
-    // replaced socket leaves the live one alone.
-    receiver.client.on('close', () => {
-      if (!receiver.client.websocket?.isActive()) connected = false;
-    });
-    const app = new App({ token: options.botToken, receiver, clientOptions, logLevel: LogLevel.ERROR });
-    return { app, isConnected: () => connected };
-  }
+  const { receiver, isConnected } = options.appToken
+    ? socketMode(options.appToken, clientOptions)
+    : { receiver: new HTTPReceiver({ signingSecret: options.signingSecret ?? '', logLevel: LogLevel.ERROR }) };
+  const held = new HeldAcks(options.logger);
   const app = new App({
     token: options.botToken,
-    signingSecret: options.signingSecret ?? '',
-    port: options.port ?? 3000,
+    receiver: held.wrap(receiver),
     clientOptions,
     logLevel: LogLevel.ERROR,
   });
-  return { app, isConnected: () => true };
+  return { app, isConnected: isConnected ?? (() => true), takeAck: () => held.take() };
+}
+
+/** Built here rather than by `socketMode: true`, so that its client's connection states can be followed. */
+function socketMode(appToken: string, clientOptions: object): { receiver: Receiver; isConnected: () => boolean } {
+  const receiver = new SocketModeReceiver({ appToken, logLevel: LogLevel.ERROR, installerOptions: { clientOptions } });
+  let connected = false;
+  receiver.client.on('connected', () => {
+    connected = true;
+  });
+  for (const state of ['connecting', 'reconnecting', 'disconnecting', 'disconnected']) {
+    receiver.client.on(state, () => {
+      connected = false;
+    });
+  }
+  // The socket dropped: the client waits a while before it says `reconnecting`. A late close of a
+  // replaced socket leaves the live one alone.
+  receiver.client.on('close', () => {
+    if (!receiver.client.websocket?.isActive()) connected = false;
+  });
+  return { receiver, isConnected: () => connected };
 }
 
 /** Rate limits, 5xx and dropped connections are worth another try; Slack's own errors are not. */

@@ -53,6 +53,23 @@ export interface OperationSettings {
  * Where spans go (OpenTelemetry's OTEL_* variables, read by tracing-settings.ts); absent when no OTLP endpoint is
  * set, OTEL_SDK_DISABLED is true or OTEL_TRACES_EXPORTER does not name `otlp`.
  */
+/** The Sentinels to ask where the Redis master is, the name they know it by, and the credentials. */
+export interface RedisSentinelSettings {
+  sentinels: Array<{ host: string; port: number }>;
+  masterName: string;
+  /** For the master and replicas (TALLY_REDIS_USERNAME, TALLY_REDIS_PASSWORD). */
+  username?: string;
+  password?: string;
+  /** For the Sentinels themselves (TALLY_REDIS_SENTINEL_PASSWORD). */
+  sentinelPassword?: string;
+}
+
+/** TALLY_REDIS_WAIT_REPLICAS (default 1 behind Sentinel, else 0) and TALLY_REDIS_WAIT_MS. */
+export interface RedisWaitSettings {
+  replicas: number;
+  timeoutMs: number;
+}
+
 export interface TracingSettings {
   /** The full traces URL: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT with /v1/traces. */
   url: string;
@@ -213,6 +230,10 @@ export interface Config {
   discord: DiscordSettings | undefined;
   /** keyv on Redis when set (several replicas); else a SQLite file in TALLY_HOME. */
   redisUrl: string | undefined;
+  /** Redis behind Sentinel (TALLY_REDIS_SENTINELS), instead of REDIS_URL. */
+  redisSentinel: RedisSentinelSettings | undefined;
+  /** How many Redis replicas must hold an inbox entry before the platform hears "received", and how long to wait. */
+  redisWait: RedisWaitSettings;
   /** Prefix of every Redis key (TALLY_REDIS_PREFIX), so deployments can share one Redis. */
   redisPrefix: string;
   operations: OperationSettings;

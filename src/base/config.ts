@@ -14,6 +14,7 @@ import {
   STAGE_MODEL,
 } from './environment-schema.js';
 import { ConfigError, type ConfigIssue } from './errors.js';
+import { redisSentinel } from './redis-settings.js';
 import { tracingSettings } from './tracing-settings.js';
 
 export type * from './config-types.js';
@@ -97,6 +98,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
     issues.push({
       variable: 'SLACK_APP_TOKEN',
       message: 'set SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP events) with SLACK_BOT_TOKEN',
+    });
+  }
+  if (parsed.success && parsed.data.REDIS_URL && parsed.data.TALLY_REDIS_SENTINELS) {
+    issues.push({
+      variable: 'TALLY_REDIS_SENTINELS',
+      message: 'set REDIS_URL (one Redis) or TALLY_REDIS_SENTINELS (Redis behind Sentinel), not both',
     });
   }
   if (!parsed.success || issues.length > 0) throw new ConfigError(issues);
@@ -186,7 +193,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
         }
       : undefined,
     redisUrl: e.REDIS_URL,
+    redisSentinel: redisSentinel(e),
     redisPrefix: e.TALLY_REDIS_PREFIX,
+    redisWait: {
+      // Behind Sentinel there is a replica to wait for; a single REDIS_URL may have none.
+      replicas: e.TALLY_REDIS_WAIT_REPLICAS ?? (e.TALLY_REDIS_SENTINELS ? 1 : 0),
+      timeoutMs: e.TALLY_REDIS_WAIT_MS,
+    },
     operations: {
       lockTtlMs: e.TALLY_LOCK_TTL_MS,
       httpPort: e.TALLY_HTTP_PORT,

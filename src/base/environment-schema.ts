@@ -134,6 +134,24 @@ export const environmentSchema = z.object({
     .string()
     .regex(/^rediss?:\/\/.+/, 'use redis://host:port or rediss://…')
     .optional(),
+  TALLY_REDIS_SENTINELS: z
+    .string()
+    .regex(/^[^\s,:]+:\d{1,5}(,[^\s,:]+:\d{1,5})*$/, 'host:port of each Sentinel, comma-separated')
+    .optional(),
+  TALLY_REDIS_MASTER_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,100}$/, 'the name the Sentinels monitor (letters, digits and _ . -)')
+    .default('mymaster'),
+  TALLY_REDIS_USERNAME: z.string().min(1).optional(),
+  TALLY_REDIS_PASSWORD: z.string().min(1).optional(),
+  TALLY_REDIS_SENTINEL_PASSWORD: z.string().min(1).optional(),
+  TALLY_REDIS_WAIT_REPLICAS: z.coerce
+    .number({ error: 'a whole number of replicas, 0 or more' })
+    .int('a whole number of replicas, 0 or more')
+    .min(0, 'a whole number of replicas, 0 or more')
+    .max(16, 'at most 16 replicas')
+    .optional(),
+  TALLY_REDIS_WAIT_MS: milliseconds(1000),
   TALLY_REDIS_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'letters, digits and _ . : -')

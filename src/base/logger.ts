@@ -3,7 +3,17 @@ import { type DestinationStream, type Logger, pino } from 'pino';
 
 export type { Logger };
 
-const SECRET_KEYS = ['token', 'apiKey', 'api_key', 'password', 'secret', 'authorization', 'signingSecret', 'appToken'];
+const SECRET_KEYS = [
+  'token',
+  'apiKey',
+  'api_key',
+  'password',
+  'secret',
+  'authorization',
+  'signingSecret',
+  'appToken',
+  'sentinelPassword',
+];
 
 /** Paths pino censors: the keys at the top level and up to two levels deep. */
 export const REDACT_PATHS = SECRET_KEYS.flatMap((key) => [key, `*.${key}`, `*.*.${key}`]);

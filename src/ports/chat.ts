@@ -52,6 +52,11 @@ export interface Inbound {
   edited?: boolean;
   /** Where it was sent; adapters set it on every inbound. Absent: the channel in the thread key, not a DM. */
   place?: Place;
+  /**
+   * Tells the platform it was received (Slack: the event's acknowledgement), called once the message is written down
+   * (held by the replicas the store waits for), or when writing it failed and the thread was told. Never stored.
+   */
+  received?: () => void;
 }
 
 export interface SharedFile {

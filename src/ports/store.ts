@@ -56,6 +56,12 @@ export interface Store {
    * hand-over. The lock is released when the task settles, also when it throws.
    */
   withLock<T>(name: string, task: () => Promise<T>, options?: LockOptions): Promise<T>;
+  /**
+   * Resolves once what this process wrote so far would outlive the loss of the server holding it, as far as the
+   * deployment asks (Redis: WAIT for TALLY_REDIS_WAIT_REPLICAS replicas, at most TALLY_REDIS_WAIT_MS; SQLite: each
+   * write is on disk already). Called before a message is acknowledged.
+   */
+  durable(): Promise<void>;
   /** Closes connections; locks still held are no longer extended and expire after their TTL. */
   close(): Promise<void>;
 }

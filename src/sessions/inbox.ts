@@ -15,7 +15,7 @@ import type { Inbound, SharedFile, ThreadKey } from '../ports/chat.js';
 import type { Store } from '../ports/store.js';
 
 /** An inbound message as the store keeps it: shared files by name only (their download is not data). */
-export type StoredInbound = Omit<Inbound, 'files'> & { files?: Array<Omit<SharedFile, 'download'>> };
+export type StoredInbound = Omit<Inbound, 'files' | 'received'> & { files?: Array<Omit<SharedFile, 'download'>> };
 
 export interface InboxItem {
   id: string;
@@ -60,9 +60,9 @@ export type EditResult = 'queued' | 'ran' | 'unknown';
 export class Inbox {
   constructor(private readonly store: Store) {}
 
-  /** Writes a message down; resolves once it is in the store. */
+  /** Writes a message down; resolves once it is in the store (and on the replicas the store waits for). */
   async add(inbound: Inbound, id: string, now = Date.now()): Promise<InboxItem> {
-    const { files, ...rest } = inbound;
+    const { files, received: _, ...rest } = inbound;
     const stored: StoredInbound = {
       ...rest,
       ...(files?.length ? { files: files.map(({ name, mime, sizeBytes }) => ({ name, mime, sizeBytes })) } : {}),
@@ -70,6 +70,7 @@ export class Inbox {
     const item: InboxItem = { id, inbound: stored, addedAt: now };
     const length = await this.store.append(listKey(inbound.threadKey), item);
     await this.store.append(ALL, { threadKey: inbound.threadKey, index: length - 1 });
+    await this.store.durable(); // a replica holds it before the platform hears "received"
     return item;
   }
 

@@ -58,17 +58,9 @@ export class SessionRouter {
 
   /** Resolves when this message has been handled (after the messages before it in its thread). */
   async handle(received: Inbound): Promise<void> {
-    if (this.cancelled) return;
-    if (received.edited) return this.edited(received);
-    const inbound = await this.rerunOf(received);
-    if (!inbound) return;
-    if (STOP.test(inbound.text) && !inbound.action) return this.stop(inbound.threadKey);
-    const id = randomUUID();
-    const item = await this.write(inbound, id).catch(async (error: unknown) => {
-      await this.fail(inbound.threadKey, error);
-      return undefined;
-    });
-    if (!item) return;
+    const accepted = await this.accept(received).finally(() => received.received?.());
+    if (!accepted) return;
+    const { inbound, item } = accepted;
     if (this.stopping) return; // written down: the next process runs it
     this.received.set(item.id, inbound);
     try {
@@ -76,6 +68,26 @@ export class SessionRouter {
     } finally {
       this.received.delete(item.id);
     }
+  }
+
+  /** What a message is before the platform hears it was received: written down, or handled at once, or refused. */
+  private async accept(received: Inbound) {
+    if (this.cancelled) return undefined;
+    if (received.edited) {
+      await this.edited(received);
+      return undefined;
+    }
+    const inbound = await this.rerunOf(received);
+    if (!inbound) return undefined;
+    if (STOP.test(inbound.text) && !inbound.action) {
+      await this.stop(inbound.threadKey);
+      return undefined;
+    }
+    const item = await this.write(inbound, randomUUID()).catch(async (error: unknown) => {
+      await this.fail(inbound.threadKey, error);
+      return undefined;
+    });
+    return item ? { inbound, item } : undefined;
   }
 
   /** Writes the message down, with the files shared with it, so any replica can run it. */

@@ -2,7 +2,7 @@
  * Picks the Store: Redis when a URL is given (several replicas), else the embedded SQLite file.
  */
 import { join } from 'node:path';
-import type { Config } from '../base/config.js';
+import type { Config, RedisSentinelSettings, RedisWaitSettings } from '../base/config.js';
 import type { Logger } from '../base/logger.js';
 import type { Store } from '../ports/store.js';
 import type { AuditLog } from './audit-log.js';
@@ -12,6 +12,10 @@ import { SqliteStore } from './sqlite-store.js';
 export interface StoreOptions {
   /** REDIS_URL (`config.redisUrl`); when set, the store lives in that Redis. */
   redisUrl?: string | undefined;
+  /** TALLY_REDIS_SENTINELS (`config.redisSentinel`): the store lives in the master these Sentinels name. */
+  redisSentinel?: RedisSentinelSettings | undefined;
+  /** How many Redis replicas must hold an inbox entry before it is acknowledged. Default none. */
+  redisWait?: RedisWaitSettings;
   /** The SQLite file used without Redis, usually `<TALLY_HOME>/state.db`; created when missing. */
   sqlitePath: string;
   /** Prefix of every Redis key, so deployments or test files can share one Redis. Default `tally`. */
@@ -21,10 +25,6 @@ export interface StoreOptions {
   logger: Logger;
 }
 
-/**
- * Opens the store. Throws StoreUnavailableError when Redis does not answer (it names REDIS_URL) or
- * the SQLite file cannot be opened (it names TALLY_HOME).
- */
 /** A store, and the audit trail kept beside it on the same connection. */
 export type StoreWithAudit = Store & {
   auditLog(): AuditLog;
@@ -32,24 +32,36 @@ export type StoreWithAudit = Store & {
   reclaim(): Promise<void>;
 };
 
+/**
+ * Opens the store. Throws StoreUnavailableError when Redis does not answer (it names where) or
+ * the SQLite file cannot be opened (it names TALLY_HOME).
+ */
 export async function createStore(options: StoreOptions): Promise<StoreWithAudit> {
   const logger = options.logger.child({ component: 'store' });
-  if (options.redisUrl === undefined) return SqliteStore.open(options.sqlitePath, logger);
+  const target = options.redisSentinel
+    ? { sentinel: options.redisSentinel }
+    : options.redisUrl === undefined
+      ? undefined
+      : { url: options.redisUrl };
+  if (target === undefined) return SqliteStore.open(options.sqlitePath, logger);
   return RedisStore.connect({
-    url: options.redisUrl,
+    target,
     logger,
+    ...(options.redisWait === undefined ? {} : { wait: options.redisWait }),
     ...(options.keyPrefix === undefined ? {} : { keyPrefix: options.keyPrefix }),
     ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
   });
 }
 
-/** The store the configuration names: Redis (REDIS_URL, TALLY_REDIS_PREFIX) or `<TALLY_HOME>/state.db`. */
+/** The store the configuration names: Redis (REDIS_URL or Sentinels, TALLY_REDIS_PREFIX) or `<TALLY_HOME>/state.db`. */
 export function storeOf(
-  config: Pick<Config, 'redisUrl' | 'redisPrefix' | 'home'>,
+  config: Pick<Config, 'redisUrl' | 'redisSentinel' | 'redisWait' | 'redisPrefix' | 'home'>,
   logger: Logger,
 ): Promise<StoreWithAudit> {
   return createStore({
     redisUrl: config.redisUrl,
+    redisSentinel: config.redisSentinel,
+    redisWait: config.redisWait,
     keyPrefix: config.redisPrefix,
     sqlitePath: join(config.home, 'state.db'),
     logger,

@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { StoreUnavailableError } from '../base/errors.js';
 import { chainHash, VERIFY_BATCH_SIZE, verifyTrail } from './audit-chain.js';
 import { type AuditLog, type ChainCheck, GENESIS, type StoredAuditRecord } from './audit-log.js';
-import { type RedisClient, redactUrl } from './redis-client.js';
+import { type RedisConnection, type StreamEntry, streamEntries } from './redis-client.js';
 
 /** Runs one Redis call, turning a lost connection into StoreUnavailableError (the store's own wrapper). */
 export type RedisCall = <T>(operation: () => Promise<T>) => Promise<T>;
@@ -34,6 +34,14 @@ if head ~= ARGV[1] then return {0, head} end
 local id = redis.call('XADD', KEYS[1], '*', 'at', ARGV[2], 'record', ARGV[3], 'prev', ARGV[1], 'hash', ARGV[4])
 redis.call('SET', KEYS[2], ARGV[4])
 return {1, id}
+`;
+
+/**
+ * KEYS: stream, head, anchor. ARGV: count. What verifying starts from, read at one moment (a script runs alone, so an
+ * expiry cannot come between the anchor and the first records): `{head, {anchor hash, dropped}, first entries}`.
+ */
+const SNAPSHOT_SCRIPT = `
+return {redis.call('GET', KEYS[2]), redis.call('HMGET', KEYS[3], 'hash', 'dropped'), redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', ARGV[1])}
 `;
 
 /**
@@ -71,7 +79,7 @@ export class RedisAuditLog implements AuditLog {
 
   /** `client` is the store's connection; `call` is its wrapper for connection errors. */
   constructor(
-    private readonly client: RedisClient,
+    private readonly client: RedisConnection,
     prefix: string,
     private readonly call: RedisCall,
   ) {
@@ -88,7 +96,7 @@ export class RedisAuditLog implements AuditLog {
     const limit = checkLimit(options.limit ?? DEFAULT_READ_LIMIT);
     const start = options.afterId === undefined ? '-' : `(${checkId(options.afterId)}`;
     if (limit === 0) return [];
-    const entries = await this.call(() => this.client.xRange(this.keys.stream, start, '+', { COUNT: limit }));
+    const entries = await this.call(() => this.client.xRange(this.keys.stream, start, '+', limit));
     return entries.map(toRecord);
   }
 
@@ -106,21 +114,18 @@ export class RedisAuditLog implements AuditLog {
   verify(): Promise<ChainCheck> {
     return verifyTrail(
       async () => {
-        // One transaction, so an expiry cannot come between the anchor and the first records.
-        const [head, anchor, first] = await this.call(() =>
-          this.client
-            .multi()
-            .get(this.keys.head)
-            .hmGet(this.keys.anchor, ['hash', 'dropped'])
-            .xRange(this.keys.stream, '-', '+', { COUNT: VERIFY_BATCH_SIZE })
-            .exec(),
-        );
+        const [head, anchor, first] = (await this.call(() =>
+          this.client.eval(SNAPSHOT_SCRIPT, {
+            keys: [this.keys.stream, this.keys.head, this.keys.anchor],
+            arguments: [String(VERIFY_BATCH_SIZE)],
+          }),
+        )) as [string | null, Array<string | null> | null, unknown];
         const [anchorHash, dropped] = (anchor ?? []) as Array<string | null>;
         const last = typeof head === 'string' && head !== anchorHash ? head : undefined;
         return {
           anchorHash: anchorHash ?? GENESIS,
           dropped: Number(dropped ?? 0),
-          first: ((first ?? []) as unknown as StreamEntry[]).map(toRecord),
+          first: streamEntries(first).map(toRecord),
           ...(last === undefined ? {} : { isLast: (record: StoredAuditRecord) => record.hash === last }),
         };
       },
@@ -148,15 +153,10 @@ export class RedisAuditLog implements AuditLog {
       if (attempt > 1) await sleep(Math.random() * Math.min(attempt, 10));
     }
     throw new StoreUnavailableError(
-      redactUrl(this.client.options?.url ?? 'redis://'),
+      this.client.location,
       `an audit record lost the race to other replicas ${APPEND_ATTEMPTS} times in a row`,
     );
   }
-}
-
-interface StreamEntry {
-  id: string;
-  message: Record<string, string | undefined>;
 }
 
 /** A stream entry as a record; a missing field reads as empty, so the check names the record. */

@@ -27,13 +27,14 @@ import {
   TimeoutError,
 } from '@redis/client';
 import Keyv from 'keyv';
+import type { RedisWaitSettings } from '../base/config-types.js';
 import { StoreUnavailableError } from '../base/errors.js';
 import type { Logger } from '../base/logger.js';
 import type { LockOptions, Store } from '../ports/store.js';
 import type { AuditLog } from './audit-log.js';
 import { type LockBackend, LockRunner } from './lock-runner.js';
 import { RedisAuditLog } from './redis-audit-log.js';
-import { newClient, type RedisClient, redactUrl } from './redis-client.js';
+import { RedisConnection, type RedisTarget } from './redis-client.js';
 import { APPEND_SCRIPT, RANGE_SCRIPT, TRIM_SCRIPT } from './redis-list-scripts.js';
 import { ACQUIRE_SCRIPT, EXTEND_SCRIPT, RELEASE_SCRIPT, STALE_WAITER_MS } from './redis-lock-scripts.js';
 import { checkRange, checkTtl, parseItem, serialiseItem } from './store-values.js';
@@ -50,8 +51,10 @@ const CONNECTION_ERRORS = [
 ];
 
 export interface RedisStoreOptions {
-  /** `redis://[user:password@]host:port[/db]` or `rediss://…`. */
-  url: string;
+  /** `{ url }` (`redis://[user:password@]host:port[/db]` or `rediss://…`) or `{ sentinel }`. */
+  target: RedisTarget;
+  /** How many replicas `durable()` waits for, and how long. Default none. */
+  wait?: RedisWaitSettings;
   /** Prefix of every key; lets deployments or test files share one Redis. Default `tally`. */
   keyPrefix?: string;
   /** How long to wait for the TCP connection, in ms. Default 5000. */
@@ -64,16 +67,18 @@ export class RedisStore implements Store {
   private readonly locks: LockRunner;
   private closed = false;
   private auditTrail: RedisAuditLog | undefined;
+  /** Whether the last `durable()` found its replicas: a change is logged, not every message. */
+  private replicated = true;
 
   private constructor(
-    private readonly client: RedisClient,
-    private readonly location: string,
+    private readonly client: RedisConnection,
     private readonly prefix: string,
-    logger: Logger,
+    private readonly wait: RedisWaitSettings,
+    private readonly logger: Logger,
   ) {
     const namespace = `${prefix}:kv`;
-    // node-redis client types are invariant in their generics; the adapter works with any client.
-    const adapter = new KeyvRedis(client as unknown as RedisClientType, {
+    // node-redis client types are invariant in their generics; the adapter works with a client or a Sentinel.
+    const adapter = new KeyvRedis(client.native as RedisClientType, {
       namespace,
       keyPrefixSeparator: ':',
       throwOnConnectError: true,
@@ -89,23 +94,25 @@ export class RedisStore implements Store {
     this.locks = new LockRunner(this.lockBackend(), logger);
   }
 
-  /** Connects, or throws StoreUnavailableError naming REDIS_URL when Redis does not answer. */
+  /** Connects, or throws StoreUnavailableError naming where when Redis does not answer. */
   static async connect(options: RedisStoreOptions): Promise<RedisStore> {
-    const location = redactUrl(options.url);
     const logger = options.logger;
     let everReady = false;
     let healthy = false;
     const connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
-    const client = newClient(options.url, connectTimeoutMs, () => everReady);
-    client.on('error', (error: unknown) => {
-      if (healthy) logger.warn({ err: error, redis: location }, 'redis connection lost; reconnecting');
-      healthy = false;
-    });
-    client.on('ready', () => {
-      if (everReady && !healthy) logger.info({ redis: location }, 'redis connection restored');
-      everReady = true;
-      healthy = true;
-    });
+    const client = RedisConnection.open(options.target, connectTimeoutMs, () => everReady);
+    const redis = client.location;
+    client.watch(
+      (error) => {
+        if (healthy) logger.warn({ err: error, redis }, 'redis connection lost; reconnecting');
+        healthy = false;
+      },
+      (master) => {
+        if (master && everReady) logger.warn({ redis, master }, 'redis master changed (Sentinel failover)');
+        else if (everReady && !healthy) logger.info({ redis }, 'redis connection restored');
+        healthy = true;
+      },
+    );
     try {
       // One deadline for connecting and the first reply: a server that accepts the connection but
       // never replies is not a Redis that answers.
@@ -115,9 +122,12 @@ export class RedisStore implements Store {
       });
     } catch (error) {
       if (client.isOpen) client.destroy();
-      throw new StoreUnavailableError(location, `Redis does not answer (${reasonOf(error)})`, error);
+      throw new StoreUnavailableError(redis, `Redis does not answer (${reasonOf(error)})`, error);
     }
-    return new RedisStore(client, location, options.keyPrefix ?? 'tally', logger);
+    everReady = true;
+    healthy = true;
+    const wait = options.wait ?? { replicas: 0, timeoutMs: 1000 };
+    return new RedisStore(client, options.keyPrefix ?? 'tally', wait, logger);
   }
 
   get<T>(key: string): Promise<T | undefined> {
@@ -142,7 +152,7 @@ export class RedisStore implements Store {
       const namespace = this.key(kind, '');
       await this.call(async () => {
         const match = `${escapeGlob(namespace + prefix)}*`;
-        for await (const batch of this.client.scanIterator({ MATCH: match, COUNT: 1000 })) {
+        for await (const batch of this.client.scan(match, 1000)) {
           for (const key of batch) names.add(key.slice(namespace.length));
         }
       });
@@ -177,6 +187,31 @@ export class RedisStore implements Store {
   async remove<T>(list: string, item: T): Promise<number> {
     const text = serialiseItem(item);
     return this.call(() => this.client.lRem(this.key('list', list), 0, text));
+  }
+
+  /**
+   * Waits until TALLY_REDIS_WAIT_REPLICAS replicas hold what this connection wrote (WAIT), at most
+   * TALLY_REDIS_WAIT_MS: Redis replicates after it answers, so a write only the master holds dies with it.
+   * A replica that does not answer in time is logged (once, until they answer again), not an error: the
+   * write is still on the master.
+   */
+  async durable(): Promise<void> {
+    const { replicas, timeoutMs } = this.wait;
+    if (replicas === 0) return;
+    const held = await this.call(() => this.client.waitForReplicas(replicas, timeoutMs));
+    if (held >= replicas) {
+      if (!this.replicated)
+        this.logger.info({ redis: this.location, replicas: held }, 'redis replicas hold writes again');
+      this.replicated = true;
+      return;
+    }
+    if (this.replicated) {
+      this.logger.warn(
+        { redis: this.location, replicas: held, wanted: replicas, timeoutMs },
+        `only ${held} of ${replicas} Redis replicas confirmed a write within ${timeoutMs} ms: until they do, what is acknowledged is held by the master alone (TALLY_REDIS_WAIT_REPLICAS)`,
+      );
+    }
+    this.replicated = false;
   }
 
   /** Deleted keys are gone from Redis's memory at once; its own persistence (RDB, AOF) is the server's to rewrite. */
@@ -223,8 +258,12 @@ export class RedisStore implements Store {
       abandon: async (name, token) => {
         await this.call(() => this.client.hDel(waiters(name), token));
       },
-      owner: async (name) => (await this.call(() => this.client.get(lock(name)))) ?? undefined,
+      owner: (name) => this.call(() => this.client.get(lock(name))),
     };
+  }
+
+  private get location(): string {
+    return this.client.location;
   }
 
   private key(kind: 'kv' | 'list' | 'list-base' | 'lock' | 'lock-waiters', name: string): string {

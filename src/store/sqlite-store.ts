@@ -181,6 +181,9 @@ export class SqliteStore implements Store {
     return this.call(() => this.statements.remove.run(list, text).changes);
   }
 
+  /** Each write is committed to the file before it returns: nothing to wait for. */
+  async durable(): Promise<void> {}
+
   /**
    * Makes deleted content unrecoverable from the files: the write-ahead log, which still holds old
    * versions of changed pages, is written back and truncated (deleted rows are zeroed as they go).

@@ -16,8 +16,9 @@ import {
   say,
   startScriptedModelServer,
 } from '../../src/demo/scripted-model-server.js';
-import { baseImage, type ComposeStack, createComposeStack, freePort, hostGateway } from '../support/compose-stack.js';
+import { baseImage, type ComposeStack, createComposeStack, hostGateway } from '../support/compose-stack.js';
 import { containersOf, requireSandboxImage } from '../support/docker.js';
+import { freePort } from '../support/free-port.js';
 import { heldReply } from '../support/held-reply.js';
 import { type SlackStandIn, startSlackStandIn } from '../support/slack/slack-stand-in.js';
 import { dockerCli, requireTallyImage } from '../support/tally-image.js';

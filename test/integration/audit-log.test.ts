@@ -10,14 +10,13 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { createClient } from '@redis/client';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AppError, StoreUnavailableError } from '../../src/base/errors.js';
 import type { AuditLog, StoredAuditRecord } from '../../src/store/audit-log.js';
 import { GENESIS } from '../../src/store/audit-log.js';
 import { RedisAuditLog } from '../../src/store/redis-audit-log.js';
-import type { RedisClient } from '../../src/store/redis-client.js';
+import { RedisConnection } from '../../src/store/redis-client.js';
 import { SqliteAuditLog } from '../../src/store/sqlite-audit-log.js';
 import { cleanUp } from '../support/clean-up.js';
 import { createRedisTestSpace, type RedisTestSpace } from '../support/redis.js';
@@ -88,7 +87,7 @@ function sqliteBackend(): Backend {
 
 function redisBackend(): Backend {
   let redis: RedisTestSpace | undefined;
-  const clients: RedisClient[] = [];
+  const clients: RedisConnection[] = [];
   const test = () => {
     if (!redis) throw new Error('set up first');
     return redis;
@@ -103,7 +102,7 @@ function redisBackend(): Backend {
       const stream = `${prefix}:audit`;
       return {
         async open() {
-          const client = createClient({ url: test().url });
+          const client = RedisConnection.open({ url: test().url }, 3_000, () => true);
           clients.push(client);
           await client.connect();
           return new RedisAuditLog(client, prefix, (operation) => operation());
@@ -489,7 +488,7 @@ describe('audit log errors', () => {
 
   it('runs every Redis call through the store wrapper, which names a lost connection', async () => {
     const redis = await createRedisTestSpace('audit-log-errors');
-    const client: RedisClient = createClient({ url: redis.url });
+    const client = RedisConnection.open({ url: redis.url }, 3_000, () => false);
     try {
       await client.connect();
       const log = new RedisAuditLog(client, redis.keyPrefix, async (operation) => {

@@ -4,11 +4,9 @@
  * SQLite database. `/readyz` must turn 503 when Redis dies and 200 again once it is back; `/metrics`
  * must parse as the Prometheus text format and move when a turn runs.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { connect, createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite from 'better-sqlite3';
@@ -29,88 +27,12 @@ import {
 import type { Store } from '../../src/ports/store.js';
 import { createStore } from '../../src/store/create-store.js';
 import { cleanUp } from '../support/clean-up.js';
+import { freePort } from '../support/free-port.js';
 import { parseStrict } from '../support/prometheus-text.js';
+import { eventually, startRedis } from '../support/redis-processes.js';
 import { LIMITS } from '../support/sample-databases.js';
 
 const logger = createLogger({ level: 'silent' });
-
-/** A port nobody listens on right now. */
-async function freePort(): Promise<number> {
-  const server = createTcpServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
-function redisServerPath(): string {
-  try {
-    return execFileSync('which', ['redis-server'], { encoding: 'utf8' }).trim();
-  } catch {
-    throw new Error(
-      "redis-server is not installed, and this test starts (and stops) its own. Run 'bash scripts/ensure-redis.sh' " +
-        "(it installs Debian's redis-server as root) or install Redis so that redis-server is on PATH.",
-    );
-  }
-}
-
-/** Whether a Redis answers PING on the port. */
-function pings(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    let reply = '';
-    const done = (answer: boolean) => {
-      socket.destroy();
-      resolve(answer);
-    };
-    socket.setTimeout(1_000, () => done(false));
-    socket.on('error', () => done(false));
-    socket.on('connect', () => socket.write('PING\r\n'));
-    socket.on('data', (chunk) => {
-      reply += String(chunk);
-      if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
-    });
-  });
-}
-
-/** A private redis-server on `port`, without persistence; `kill()` stops it by its pid. */
-async function startRedis(port: number, dir: string): Promise<{ pid: number; kill(): Promise<void> }> {
-  const child: ChildProcess = spawn(
-    redisServerPath(),
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += String(chunk);
-  });
-  child.stderr?.on('data', (chunk) => {
-    output += String(chunk);
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const pid = child.pid;
-  if (pid === undefined) throw new Error(`redis-server did not start: ${output}`);
-  const kill = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    process.kill(pid, 'SIGKILL');
-    await exited;
-  };
-  await eventually('redis-server answers', async () => {
-    if (child.exitCode !== null) throw new Error(`redis-server exited (${child.exitCode}): ${output.slice(-500)}`);
-    return pings(port);
-  });
-  return { pid, kill };
-}
-
-/** Re-runs `probe` until it returns true; fails with `what` after `timeoutMs`. */
-async function eventually(what: string, probe: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 async function get(url: string): Promise<{ status: number; type: string | null; body: string }> {
   const response = await fetch(url);

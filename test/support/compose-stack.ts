@@ -7,7 +7,6 @@
 import { randomBytes } from 'node:crypto';
 import { cpSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DockerRun, dockerCli, runCommand } from './tally-image.js';
@@ -38,14 +37,6 @@ export async function hostGateway(image: string): Promise<string> {
   const address = /^(\S+)\s+tally-host$/m.exec(result.stdout)?.[1];
   if (result.code !== 0 || !address) throw new Error(`no host-gateway address: ${result.stderr}`);
   return address;
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** The base image the service images build on (pulled or debootstrapped, as `npm run image` does). */

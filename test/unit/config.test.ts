@@ -141,6 +141,36 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ LLM_BASE_URL: 'not a url' })).toThrow(/LLM_BASE_URL/);
   });
 
+  it('reads Redis behind Sentinel, with credentials and how many replicas to wait for', () => {
+    const single = loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' });
+    expect(single.redisSentinel).toBeUndefined();
+    expect(single.redisWait).toEqual({ replicas: 0, timeoutMs: 1000 });
+    const config = loadConfig({
+      TALLY_REDIS_SENTINELS: 'sentinel-a:26379,10.0.0.7:26380',
+      TALLY_REDIS_MASTER_NAME: 'tally-main',
+      TALLY_REDIS_PASSWORD: 'data-secret',
+      TALLY_REDIS_SENTINEL_PASSWORD: 'sentinel-secret',
+    });
+    expect(config.redisUrl).toBeUndefined();
+    expect(config.redisSentinel).toEqual({
+      sentinels: [
+        { host: 'sentinel-a', port: 26379 },
+        { host: '10.0.0.7', port: 26380 },
+      ],
+      masterName: 'tally-main',
+      password: 'data-secret',
+      sentinelPassword: 'sentinel-secret',
+    });
+    expect(config.redisWait).toEqual({ replicas: 1, timeoutMs: 1000 });
+    expect(loadConfig({ TALLY_REDIS_SENTINELS: 'a:1', TALLY_REDIS_WAIT_REPLICAS: '0' }).redisWait.replicas).toBe(0);
+    expect(loadConfig({ TALLY_REDIS_SENTINELS: 'a:1' }).redisSentinel?.masterName).toBe('mymaster');
+    expect(() => loadConfig({ TALLY_REDIS_SENTINELS: 'a:1', REDIS_URL: 'redis://b:6379' })).toThrow(
+      /TALLY_REDIS_SENTINELS: set REDIS_URL \(one Redis\) or TALLY_REDIS_SENTINELS/,
+    );
+    expect(() => loadConfig({ TALLY_REDIS_SENTINELS: 'sentinel-a' })).toThrow(/TALLY_REDIS_SENTINELS: host:port/);
+    expect(() => loadConfig({ TALLY_REDIS_WAIT_REPLICAS: '-1' })).toThrow(/TALLY_REDIS_WAIT_REPLICAS/);
+  });
+
   it('refuses time limits longer than Node timers can hold, naming the variable', () => {
     expect(loadConfig({ TALLY_CELL_TIMEOUT_MS: '2147483647' }).sandbox.cellTimeoutMs).toBe(2 ** 31 - 1);
     expect(() => loadConfig({ TALLY_CELL_TIMEOUT_MS: '3000000000' })).toThrow(

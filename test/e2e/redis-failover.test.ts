@@ -1,0 +1,149 @@
+/**
+ * Lose the Redis master and lose nothing: two `tally slack` replicas (separate processes) on a store behind Sentinel
+ * (a master, a replica and three Sentinels this file starts on its own ports), a burst of 20 new threads, and the
+ * master SIGKILLed in the middle of it. Every message Slack was told was received is answered, once, in its own
+ * thread; the audit chain verifies on the new master. The Slack stand-in, the scripted model, MariaDB, the Docker
+ * engine and every Redis process are real.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/base/logger.js';
+import {
+  callTool,
+  isTriageRequest,
+  type ScriptedModelServer,
+  type ScriptStep,
+  say,
+  startScriptedModelServer,
+} from '../../src/demo/scripted-model-server.js';
+import { createStore } from '../../src/store/create-store.js';
+import { containersOf } from '../support/docker.js';
+import { ask, type SentinelSet, startSentinelSet } from '../support/redis-processes.js';
+import { type SlackStandIn, startSlackStandIn } from '../support/slack/slack-stand-in.js';
+import { startTallyProcess, type TallyProcess } from '../support/tally-process.js';
+import { createTestEnvironment, type TestEnvironment } from '../support/test-environment.js';
+
+const CHANNEL = 'C1ANALYTICS';
+const ANN = 'U1ANN';
+const THREADS = 20;
+const KILL_AFTER = 7;
+const PREFIX = 'tally-failover';
+
+let environment: TestEnvironment;
+let set: SentinelSet;
+let slack: SlackStandIn;
+let model: ScriptedModelServer;
+const replicas: TallyProcess[] = [];
+
+/** Any request: triage says answerable; the act request answers the question it was asked. */
+const answer: ScriptStep = (context) => {
+  if (isTriageRequest(context)) return callTool('triage', { verdict: 'answerable' });
+  const asked = context.messages
+    .filter((message) => message.role === 'user')
+    .map((message) => String(message.content ?? ''))
+    .join('\n');
+  return say(`answer to ${[...asked.matchAll(/question number (\d+)/g)].at(-1)?.[1] ?? 'nothing'}`);
+};
+
+beforeAll(async () => {
+  environment = await createTestEnvironment('failover');
+  set = await startSentinelSet();
+  model = await startScriptedModelServer({ script: Array.from({ length: THREADS * 6 }, () => answer) });
+  slack = await startSlackStandIn({ channels: [{ id: CHANNEL, name: 'analytics' }], spread: 'in-turn' });
+  for (const replica of [0, 1]) {
+    replicas.push(
+      startTallyProcess(['slack'], {
+        ...environment.env(model.url),
+        TALLY_INSTANCE: `${environment.instance}-${replica}`,
+        SLACK_BOT_TOKEN: slack.botToken,
+        SLACK_APP_TOKEN: slack.appToken,
+        SLACK_API_URL: slack.apiUrl,
+        SLACK_ALLOWED_CHANNELS: CHANNEL,
+        TALLY_REDIS_SENTINELS: set.settings.sentinels.map(({ host, port }) => `${host}:${port}`).join(','),
+        TALLY_REDIS_MASTER_NAME: set.settings.masterName,
+        TALLY_REDIS_PREFIX: PREFIX,
+        TALLY_REDIS_WAIT_MS: '300',
+        TALLY_HTTP_PORT: '0',
+        LOG_LEVEL: 'warn',
+      }),
+    );
+  }
+  let exitedEarly: string | undefined;
+  for (const replica of replicas) {
+    void replica.exited.then((code) => {
+      exitedEarly ??= `a replica exited (${code}) at start:\n${replica.output()}`;
+    });
+  }
+  // Each replica opens its Socket Mode connection once it is up.
+  while (slack.callsTo('apps.connections.open').length < 2) {
+    if (exitedEarly) throw new Error(exitedEarly);
+    await sleep(200);
+  }
+  await slack.connected();
+  await sleep(1000); // both greeted
+}, 240_000);
+
+afterAll(async () => {
+  for (const replica of replicas) replica.kill('SIGTERM');
+  await Promise.all(replicas.map((replica) => replica.exited));
+  await slack?.close();
+  await model?.close();
+  await set?.close();
+  for (const replica of [0, 1]) {
+    const left = await containersOf(`${environment.instance}-${replica}`);
+    if (left.length > 0) throw new Error(`replica ${replica} left ${left.length} containers`);
+  }
+  await environment?.close();
+}, 180_000);
+
+const botTexts = (threadTs: string) =>
+  slack
+    .messages(CHANNEL, threadTs)
+    .filter((message) => message.user === slack.ids.botUserId)
+    .map((message) => message.text);
+
+describe('two replicas when the Redis master dies', () => {
+  it('answers every acknowledged message once after the Sentinels promote the replica', async () => {
+    const store = await createStore({
+      redisSentinel: set.settings,
+      keyPrefix: PREFIX,
+      sqlitePath: '/nonexistent',
+      logger: createLogger({ level: 'silent' }),
+    });
+    try {
+      const threads: Array<{ ts: string; question: number }> = [];
+      for (let question = 0; question < THREADS; question += 1) {
+        if (question === KILL_AFTER) await set.master.kill();
+        // Resolves once tally acknowledged the event: from then on it must not be lost.
+        const ts = await slack.mention({ user: ANN, channel: CHANNEL, text: `question number ${question}` });
+        threads.push({ ts, question });
+        if (question < KILL_AFTER) {
+          // Acknowledged only once written down (and held by the replica: WAIT).
+          expect(await store.range(`inbox:slack:${slack.ids.teamId}:${CHANNEL}:${ts}`)).toHaveLength(1);
+          expect(
+            await ask(set.replica.port, `LLEN ${PREFIX}:list:inbox:slack:${slack.ids.teamId}:${CHANNEL}:${ts}`),
+          ).toBe(':1\r\n');
+        }
+      }
+      await slack.waitFor(
+        () => threads.every(({ ts }) => botTexts(ts).some((text) => text.startsWith('answer to'))),
+        180_000,
+      );
+      await sleep(2000); // a second answer would come now
+      for (const { ts, question } of threads) {
+        expect(botTexts(ts).filter((text) => text.startsWith('answer to'))).toEqual([`answer to ${question}`]);
+      }
+      expect(await set.masterPort()).toBe(set.replica.port);
+
+      const check = await store.auditLog().verify();
+      expect(check).toMatchObject({ ok: true });
+      expect(check.records).toBeGreaterThan(THREADS);
+      for (const replica of replicas) {
+        expect(replica.output()).toContain('redis master changed (Sentinel failover)');
+        expect(replica.output()).not.toMatch(/"level":(50|60)/); // nothing logged as an error
+      }
+    } finally {
+      await store.close();
+    }
+  }, 420_000);
+});
