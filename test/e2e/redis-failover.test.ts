@@ -2,7 +2,8 @@
  * Lose the Redis master and lose nothing: two `tally slack` replicas (separate processes) on a store behind Sentinel
  * (a master, a replica and three Sentinels this file starts on its own ports), a burst of 20 new threads, and the
  * master SIGKILLed in the middle of it. Every message Slack was told was received is answered, once, in its own
- * thread; the audit chain verifies on the new master. The Slack stand-in, the scripted model, MariaDB, the Docker
+ * thread; a schedule due every minute runs once a minute, also across the failover; the audit chain verifies on the
+ * new master. The Slack stand-in, the scripted model, MariaDB, the Docker
  * engine and every Redis process are real.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -19,6 +20,7 @@ import {
 import { createStore } from '../../src/store/create-store.js';
 import { containersOf } from '../support/docker.js';
 import { ask, type SentinelSet, startSentinelSet } from '../support/redis-processes.js';
+import { writeSchedules } from '../support/scheduled-chat.js';
 import { type SlackStandIn, startSlackStandIn } from '../support/slack/slack-stand-in.js';
 import { startTallyProcess, type TallyProcess } from '../support/tally-process.js';
 import { createTestEnvironment, type TestEnvironment } from '../support/test-environment.js';
@@ -28,6 +30,8 @@ const ANN = 'U1ANN';
 const THREADS = 20;
 const KILL_AFTER = 7;
 const PREFIX = 'tally-failover';
+/** The question a schedule due every minute asks: both replicas run its schedules, each due minute once. */
+const SCHEDULED = 99;
 
 let environment: TestEnvironment;
 let set: SentinelSet;
@@ -48,8 +52,19 @@ const answer: ScriptStep = (context) => {
 beforeAll(async () => {
   environment = await createTestEnvironment('failover');
   set = await startSentinelSet();
-  model = await startScriptedModelServer({ script: Array.from({ length: THREADS * 6 }, () => answer) });
+  model = await startScriptedModelServer({ script: Array.from({ length: THREADS * 6 + 40 }, () => answer) });
   slack = await startSlackStandIn({ channels: [{ id: CHANNEL, name: 'analytics' }], spread: 'in-turn' });
+  const schedules = await writeSchedules(environment.home, [
+    {
+      name: 'every-minute',
+      cron: '* * * * *',
+      timezone: 'UTC',
+      request: `question number ${SCHEDULED}`,
+      channel: `slack:${slack.ids.teamId}:${CHANNEL}`,
+      owner: ANN,
+      review: 'auto',
+    },
+  ]);
   for (const replica of [0, 1]) {
     replicas.push(
       startTallyProcess(['slack'], {
@@ -62,6 +77,7 @@ beforeAll(async () => {
         TALLY_REDIS_SENTINELS: set.settings.sentinels.map(({ host, port }) => `${host}:${port}`).join(','),
         TALLY_REDIS_MASTER_NAME: set.settings.masterName,
         TALLY_REDIS_PREFIX: PREFIX,
+        TALLY_SCHEDULES: schedules,
         TALLY_REDIS_WAIT_MS: '300',
         TALLY_HTTP_PORT: '0',
         LOG_LEVEL: 'warn',
@@ -134,6 +150,24 @@ describe('two replicas when the Redis master dies', () => {
         expect(botTexts(ts).filter((text) => text.startsWith('answer to'))).toEqual([`answer to ${question}`]);
       }
       expect(await set.masterPort()).toBe(set.replica.port);
+
+      // The schedule: wait for a due minute that starts after the failover, then each minute has one run.
+      const failedOverAt = Date.now() / 1000;
+      const roots = () =>
+        slack
+          .messages(CHANNEL)
+          .filter((message) => message.thread_ts === undefined && message.text.startsWith('Scheduled:'));
+      await slack.waitFor(() => roots().some((root) => Number(root.ts) > Math.ceil(failedOverAt / 60) * 60), 150_000);
+      await slack.waitFor(
+        () => roots().every((root) => botTexts(root.ts).some((text) => text.startsWith('answer'))),
+        60_000,
+      );
+      await sleep(2000);
+      const minutes = roots().map((root) => Math.floor(Number(root.ts) / 60));
+      expect(new Set(minutes).size).toBe(minutes.length);
+      for (const root of roots()) {
+        expect(botTexts(root.ts).filter((text) => text.startsWith('answer to'))).toEqual([`answer to ${SCHEDULED}`]);
+      }
 
       const check = await store.auditLog().verify();
       expect(check).toMatchObject({ ok: true });
