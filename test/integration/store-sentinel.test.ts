@@ -2,7 +2,8 @@
  * The store behind Sentinel, with real processes this file starts on its own ports (a master, a replica, three
  * Sentinels): messages are written to the inbox while the master is SIGKILLed; every message whose write returned
  * (what the platform would be told was received) is in the inbox after the failover, read through the new master,
- * and writing goes on there. With no replica left, `durable()` says so once in the log and does not fail.
+ * and writing goes on there. With no replica left, `durable()` says so once in the log and does not fail. A service
+ * warns when its thread locks would expire before a failover is over.
  */
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import { createLogger } from '../../src/base/logger.js';
 import type { Inbound } from '../../src/ports/chat.js';
 import { Inbox } from '../../src/sessions/inbox.js';
 import { createStore, type StoreWithAudit } from '../../src/store/create-store.js';
+import { sentinelDownAfterMs, warnIfLocksShorterThanFailover } from '../../src/store/sentinel-failover-time.js';
 import { ask, type SentinelSet, startSentinelSet } from '../support/redis-processes.js';
 
 const THREADS = 4;
@@ -46,6 +48,20 @@ const inbound = (thread: number, index: number): Inbound => ({
 });
 
 describe('the store behind Sentinel', () => {
+  it('warns when thread locks would expire before a failover is over, naming TALLY_LOCK_TTL_MS', async () => {
+    expect(await sentinelDownAfterMs(set.settings)).toBe(1000);
+    const before = logged.length;
+    await warnIfLocksShorterThanFailover(set.settings, 20_000, logger);
+    expect(logged.length).toBe(before);
+    await warnIfLocksShorterThanFailover(set.settings, 3_000, logger);
+    expect(logged.slice(before).map((line) => line.msg)).toEqual([
+      'thread locks (TALLY_LOCK_TTL_MS=3000) can expire during a Redis failover (the Sentinels wait 1000 ms before they start one): a thread may then be worked on twice. Set TALLY_LOCK_TTL_MS to at least 11000',
+    ]);
+    // No Sentinel answers: nothing to say.
+    expect(await sentinelDownAfterMs({ sentinels: [{ host: '127.0.0.1', port: 1 }], masterName: 'x' })).toBeUndefined();
+    logged.length = before;
+  });
+
   it('loses no acknowledged inbox entry when the master is killed, and goes on on the new master', async () => {
     store = await createStore({
       redisSentinel: set.settings,
