@@ -9,6 +9,7 @@ import { REMEMBERED_POST_PREFIX } from '../../src/ports/chat.js';
 export interface PostMemory {
   get<T>(key: string): Promise<T | undefined>;
   set<T>(key: string, value: T, ttlMs?: number): Promise<void>;
+  delete?(key: string): Promise<void>;
 }
 
 const KEEP_MS = 30 * 24 * 60 * 60_000;

@@ -15,6 +15,7 @@ import type { Logger } from '../../src/base/logger.js';
 import type { MessageRef, Post, ThreadKey, TurnProgress } from '../../src/ports/chat.js';
 import type { ChannelQueue } from '../common/channel-queue.js';
 import type { PostMemory } from '../common/remembered-posts.js';
+import { LEFT_OPEN_TEXT, OpenStreams } from './slack-open-streams.js';
 import type { SlackStatus } from './slack-status.js';
 import { SlackStream, type StreamCalls, type StreamFailure } from './slack-stream.js';
 import { markdownChunks, nothingSent, progressChunks, type SentProgress } from './slack-stream-chunks.js';
@@ -66,9 +67,11 @@ export class SlackTurns {
   private readonly chains = new Map<ThreadKey, Promise<unknown>>();
   private readonly plansShown = new Map<ThreadKey, string>();
   private readonly refusals: StreamingRefusals;
+  private readonly open: OpenStreams;
 
   constructor(private readonly options: SlackTurnsOptions) {
     this.refusals = new StreamingRefusals(options.memory);
+    this.open = new OpenStreams(options.memory, options.logger);
   }
 
   /**
@@ -125,6 +128,7 @@ export class SlackTurns {
 
   private async begin(threadKey: ThreadKey, progress: TurnProgress): Promise<Turn> {
     const thread = parseSlackThreadKey(threadKey);
+    await this.stopLeftOpen(threadKey);
     const turn: Turn = {
       turnId: progress.turnId,
       threadKey,
@@ -139,7 +143,7 @@ export class SlackTurns {
     const addressable = thread.channel.startsWith('D') || /^[UW][A-Z0-9]+$/.test(progress.userId);
     if (!addressable || (await this.refusals.refuses(thread.team))) return turn;
     const stream = new SlackStream({
-      calls: this.calls(thread, progress),
+      calls: this.calls(threadKey, thread, progress),
       ...(this.options.intervalMs !== undefined ? { intervalMs: this.options.intervalMs } : {}),
       onFailure: (failure) => this.failed(turn, failure),
     });
@@ -182,6 +186,7 @@ export class SlackTurns {
       await this.options.client.chat
         .stopStream({ channel: turn.thread.channel, ts: streamTs })
         .catch((error: unknown) => logger.debug({ err: error }, 'could not stop a failed stream'));
+      await this.open.closed(turn.threadKey);
     }
     await this.showWithoutStream(turn, turn.last, false);
   }
@@ -197,7 +202,16 @@ export class SlackTurns {
     if (status) this.options.status.set(turn.thread, status);
   }
 
-  private calls(thread: SlackThread, progress: TurnProgress): StreamCalls {
+  /** A stream the thread's previous turn left open (its process died): stopped, saying where the work went on. */
+  private async stopLeftOpen(threadKey: ThreadKey): Promise<void> {
+    const left = await this.open.leftOpen(threadKey);
+    if (!left) return;
+    await this.options.client.chat
+      .stopStream({ ...left, chunks: [{ type: 'markdown_text', text: LEFT_OPEN_TEXT }] })
+      .catch((error: unknown) => this.options.logger.debug({ err: error }, 'could not stop a stream left open'));
+  }
+
+  private calls(threadKey: ThreadKey, thread: SlackThread, progress: TurnProgress): StreamCalls {
     const { client, queue } = this.options;
     const { channel, threadTs, team } = thread;
     const mode = progress.plan.length > 0 ? 'plan' : 'timeline';
@@ -214,6 +228,7 @@ export class SlackTurns {
           }),
         );
         if (!started.ts) throw new Error('chat.startStream answered without the message ts');
+        await this.open.opened(threadKey, { channel, ts: started.ts });
         return started.ts;
       },
       append: async (ts, chunks) => {
@@ -221,6 +236,7 @@ export class SlackTurns {
       },
       stop: async (ts, chunks) => {
         await client.chat.stopStream({ channel, ts, ...(chunks.length > 0 ? { chunks } : {}) });
+        await this.open.closed(threadKey);
       },
     };
   }

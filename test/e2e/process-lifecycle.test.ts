@@ -6,6 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LEFT_OPEN_TEXT } from '../../adapters/slack/slack-open-streams.js';
 import {
   callTool,
   type ScriptedModelServer,
@@ -123,6 +124,11 @@ describe('tally as a process', () => {
     expect(resumed).toContain('what is x plus one?');
     expect(resumed).toContain('x = 41');
     expect(seenAfterRestart).toHaveLength(1);
+    // The dead process's streamed message is not left streaming: the new one stopped it, saying where it went on.
+    const streams = slack.streams(CHANNEL, threadTs);
+    expect(streams.length).toBeGreaterThanOrEqual(2);
+    expect(streams.map((stream) => stream.state)).toEqual(streams.map(() => 'stopped'));
+    expect(JSON.stringify(streams[0]?.chunks.at(-1))).toContain(LEFT_OPEN_TEXT);
     expect(second.output()).not.toMatch(/"level":(50|60)/); // no error logged
   }, 180_000);
 
