@@ -12,6 +12,7 @@ import type { SandboxLimits } from './container-spec.js';
 import { DockerKernel } from './docker-kernel.js';
 import { KernelAdmission } from './kernel-admission.js';
 import { prepareSandboxHost, type SandboxHost } from './prepare-sandbox-host.js';
+import { reapInstance } from './reap-instance.js';
 import { startSessionKernel } from './start-session-kernel.js';
 import { WarmPool } from './warm-pool.js';
 import { Workspace } from './workspace.js';
@@ -139,6 +140,18 @@ export class DockerSandbox implements Sandbox {
 
   get warmPool(): WarmPool {
     return this.pool;
+  }
+
+  /** Where this instance's kernels run, for other replicas to know it: the engine's id and the workspace folder. */
+  async placement(): Promise<{ engine: string; workspaceRoot: string }> {
+    const info = (await this.options.docker.info()) as { ID?: string };
+    return { engine: info.ID ?? '', workspaceRoot: this.options.workspaceRoot };
+  }
+
+  /** Removes the leftovers of another instance on this engine whose process died (`reap-instance.ts`). */
+  reapInstance(instance: string, workspaceRoot: string, before: number): Promise<number> {
+    if (instance === this.options.instance) throw new Error('an instance does not reap itself while it runs');
+    return reapInstance({ docker: this.options.docker, instance, workspaceRoot, before, logger: this.options.logger });
   }
 
   /** Asks the engine whether it answers (readiness). */

@@ -125,6 +125,14 @@ export class LoopFilesystem {
     return below.length;
   }
 
+  /** Unmounts what is mounted exactly at `point` (lazily when busy); nothing when nothing is. */
+  static async unmountAt(point: string): Promise<void> {
+    const path = await realpath(point).catch(() => point);
+    const table = await readFile('/proc/self/mountinfo', 'utf8').catch(() => '');
+    const mounted = table.split('\n').some((line) => unescapeMountPoint(line.split(' ')[4] ?? '') === path);
+    if (mounted) await unmount(path);
+  }
+
   /**
    * True when the filesystem has (nearly) no room left, in blocks or in inodes: what tells a full
    * quota from another ENOSPC (the memory-backed /tmp). ext4 already keeps its metadata reserve out

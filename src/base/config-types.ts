@@ -38,6 +38,8 @@ export interface SandboxSettings {
 export interface OperationSettings {
   /** A thread's lock expires this long after its holder stops renewing it (TALLY_LOCK_TTL_MS). */
   lockTtlMs: number;
+  /** A replica's lease lasts this long unrenewed; then a replica on its engine reaps its kernels (TALLY_REPLICA_LEASE_MS). */
+  replicaLeaseMs: number;
   /** Where /healthz, /readyz and /metrics listen (TALLY_HTTP_PORT); 0 picks a free port. */
   httpPort: number | undefined;
   /** On SIGTERM, running turns get this long to finish (TALLY_SHUTDOWN_GRACE_MS). */

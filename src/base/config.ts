@@ -202,6 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
     },
     operations: {
       lockTtlMs: e.TALLY_LOCK_TTL_MS,
+      replicaLeaseMs: e.TALLY_REPLICA_LEASE_MS,
       httpPort: e.TALLY_HTTP_PORT,
       shutdownGraceMs: e.TALLY_SHUTDOWN_GRACE_MS,
       ...(e.TALLY_REQUIRE_READONLY === undefined ? {} : { requireReadonly: e.TALLY_REQUIRE_READONLY === 'true' }),

@@ -157,6 +157,7 @@ export const environmentSchema = z.object({
     .regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'letters, digits and _ . : -')
     .default('tally'),
   TALLY_LOCK_TTL_MS: milliseconds(20_000).refine((value) => value >= 1000, 'at least 1000 ms'),
+  TALLY_REPLICA_LEASE_MS: milliseconds(60_000).refine((value) => value >= 1000, 'at least 1000 ms'),
   TALLY_HTTP_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
   TALLY_SHUTDOWN_GRACE_MS: milliseconds(30_000),
   TALLY_REQUIRE_READONLY: z.enum(['true', 'false']).optional(),

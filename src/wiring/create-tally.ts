@@ -26,6 +26,7 @@ import {
   type ReadinessResult,
   storeCheck,
 } from '../ops/readiness.js';
+import { ReplicaLeases } from '../ops/replica-leases.js';
 import type { AccessPolicy } from '../policy/access-policy.js';
 import type { AuditTrail } from '../ports/audit.js';
 import type { Post, TallyDirectory, ThreadKey } from '../ports/chat.js';
@@ -90,6 +91,8 @@ export interface CreateTallyOptions {
    * threads `tally forget` deleted: the long-running commands. Default false.
    */
   sweepRetention?: boolean;
+  /** On a shared store, keep a replica lease and reap the kernels of dead replicas on this engine (replica-leases.ts). */
+  reapDeadReplicas?: boolean;
   /** The clock of the sweep, the budgets and the audit. Default the system's; tests move a fake one. */
   clock?: Clock;
 }
@@ -225,6 +228,17 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
   const retention = options.sweepRetention
     ? accountability.startRetention({ sandbox, dropPlaybook: (file) => agent.dropPlaybook(file) })
     : undefined;
+  const shared = config.redisUrl !== undefined || config.redisSentinel !== undefined;
+  const leases =
+    options.reapDeadReplicas && shared
+      ? await ReplicaLeases.start({
+          store,
+          sandbox,
+          instance: config.instance,
+          leaseMs: config.operations.replicaLeaseMs,
+          logger: logger.child({ component: 'replicas' }),
+        })
+      : undefined;
   const directory = sessionDirectory({
     store,
     databases,
@@ -247,6 +261,7 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
     ops,
     async close() {
       await retention?.stop();
+      await leases?.stop();
       await router.idle();
       await engine.close();
       await Promise.all(databases.map((database) => database.close()));

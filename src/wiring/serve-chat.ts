@@ -42,6 +42,7 @@ export async function serveChat<A extends ChatAdapter>(
   const tally = await createTally({
     warnWithoutPolicy: true,
     sweepRetention: true,
+    reapDeadReplicas: true,
     ...options,
     chatConnected: () => adapter?.isConnected() ?? false,
     post: (threadKey, post) => {

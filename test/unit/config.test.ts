@@ -47,7 +47,12 @@ describe('loadConfig', () => {
     expect(defaults.sandbox.maxKernels).toBe(Math.max(1, Math.floor((totalmem() * 0.75) / (512 * 1024 * 1024))));
     expect(defaults.sandbox.startConcurrency).toBe(availableParallelism());
     expect(defaults.sandbox.poolMax).toBe(4);
-    expect(defaults.operations).toEqual({ lockTtlMs: 20_000, httpPort: undefined, shutdownGraceMs: 30_000 });
+    expect(defaults.operations).toEqual({
+      lockTtlMs: 20_000,
+      replicaLeaseMs: 60_000,
+      httpPort: undefined,
+      shutdownGraceMs: 30_000,
+    });
     expect(loadConfig({ TALLY_SANDBOX_POOL_SIZE: '0' }).sandbox.poolMax).toBe(0); // 0 still disables the pool
     const set = loadConfig({
       TALLY_MAX_KERNELS: '5',
@@ -57,9 +62,11 @@ describe('loadConfig', () => {
       TALLY_LOCK_TTL_MS: '5000',
       TALLY_HTTP_PORT: '0',
       TALLY_SHUTDOWN_GRACE_MS: '1000',
+      TALLY_REPLICA_LEASE_MS: '3000',
     });
     expect(set.sandbox).toMatchObject({ maxKernels: 5, startConcurrency: 3, poolSize: 2, poolMax: 8 });
-    expect(set.operations).toEqual({ lockTtlMs: 5000, httpPort: 0, shutdownGraceMs: 1000 });
+    expect(set.operations).toEqual({ lockTtlMs: 5000, replicaLeaseMs: 3000, httpPort: 0, shutdownGraceMs: 1000 });
+    expect(() => loadConfig({ TALLY_REPLICA_LEASE_MS: '500' })).toThrow(/TALLY_REPLICA_LEASE_MS: at least 1000 ms/);
     expect(() => loadConfig({ TALLY_MAX_KERNELS: '0' })).toThrow(/TALLY_MAX_KERNELS/);
     expect(() => loadConfig({ TALLY_LOCK_TTL_MS: '10' })).toThrow(/TALLY_LOCK_TTL_MS/);
   });
