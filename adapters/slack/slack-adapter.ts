@@ -23,9 +23,10 @@ import { type PostMemory, RememberedPosts } from '../common/remembered-posts.js'
 import { createSlackApp, isTransient } from './slack-app.js';
 import { registerSlackListeners } from './slack-listeners.js';
 import { toMrkdwn } from './slack-mrkdwn.js';
+import { carryOutSlackOp } from './slack-ops.js';
 import { type Remembered, renderForSlack, type SlackOp } from './slack-render.js';
 import { SlackStatus } from './slack-status.js';
-import { parseSlackThreadKey, type SlackThread, slackThreadKey } from './slack-thread-key.js';
+import { parseSlackThreadKey, slackThreadKey } from './slack-thread-key.js';
 import { SlackTurns } from './slack-turns.js';
 import { SlackUsergroups } from './slack-usergroups.js';
 
@@ -197,7 +198,7 @@ export class SlackAdapter implements ChatAdapter {
       }
       // Remembered inside the channel's turn, so a click that waits for the channel finds it.
       const ts = await this.queue.run(thread.channel, async () => {
-        const posted = await this.carryOut(thread, op);
+        const posted = await carryOutSlackOp(this.app.client, thread, op);
         if (posted && op.kind === 'message' && op.remember) {
           await this.posted.remember(`${thread.channel}:${posted}`, { ...op.remember, threadKey });
         }
@@ -248,37 +249,6 @@ export class SlackAdapter implements ChatAdapter {
     const threadKey = slackThreadKey({ team, channel: channelId, threadTs: ts });
     this.threads.add(threadKey);
     return threadKey;
-  }
-
-  private async carryOut(thread: SlackThread, op: Exclude<SlackOp, { kind: 'status' }>): Promise<string | undefined> {
-    const client = this.app.client;
-    if (op.kind === 'message') {
-      const result = await client.chat.postMessage({
-        channel: thread.channel,
-        thread_ts: thread.threadTs,
-        text: op.text,
-        ...(op.blocks ? { blocks: op.blocks as never } : {}),
-      });
-      return result.ts;
-    }
-    if (op.kind === 'ephemeral') {
-      await client.chat.postEphemeral({
-        channel: thread.channel,
-        user: op.user,
-        thread_ts: thread.threadTs,
-        text: op.text,
-      });
-      return undefined;
-    }
-    await client.filesUploadV2({
-      channel_id: thread.channel,
-      thread_ts: thread.threadTs,
-      file: op.content,
-      filename: op.filename,
-      title: op.title,
-      ...(op.altText ? { alt_text: op.altText.slice(0, 1000) } : {}),
-    });
-    return undefined;
   }
 
   /** The configured user groups `userId` is in (the channel does not matter in Slack); none when none are configured. */

@@ -15,17 +15,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import KeyvRedis from '@keyv/redis';
-import {
-  ClientClosedError,
-  ClientOfflineError,
-  ConnectionTimeoutError,
-  DisconnectsClientError,
-  ReconnectStrategyError,
-  type RedisClientType,
-  SocketClosedUnexpectedlyError,
-  SocketTimeoutError,
-  TimeoutError,
-} from '@redis/client';
+import type { RedisClientType } from '@redis/client';
 import Keyv from 'keyv';
 import type { RedisWaitSettings } from '../base/config-types.js';
 import { StoreUnavailableError } from '../base/errors.js';
@@ -35,20 +25,10 @@ import type { AuditLog } from './audit-log.js';
 import { type LockBackend, LockRunner } from './lock-runner.js';
 import { RedisAuditLog } from './redis-audit-log.js';
 import { RedisConnection, type RedisTarget } from './redis-client.js';
+import { isConnectionError, reasonOf } from './redis-errors.js';
 import { APPEND_SCRIPT, RANGE_SCRIPT, TRIM_SCRIPT } from './redis-list-scripts.js';
 import { ACQUIRE_SCRIPT, EXTEND_SCRIPT, RELEASE_SCRIPT, STALE_WAITER_MS } from './redis-lock-scripts.js';
 import { checkRange, checkTtl, parseItem, serialiseItem } from './store-values.js';
-
-const CONNECTION_ERRORS = [
-  ClientClosedError,
-  ClientOfflineError,
-  ConnectionTimeoutError,
-  DisconnectsClientError,
-  ReconnectStrategyError,
-  SocketClosedUnexpectedlyError,
-  SocketTimeoutError,
-  TimeoutError,
-];
 
 export interface RedisStoreOptions {
   /** `{ url }` (`redis://[user:password@]host:port[/db]` or `rediss://…`) or `{ sentinel }`. */
@@ -307,17 +287,4 @@ async function withDeadline(timeoutMs: number, operation: () => Promise<void>): 
 /** Makes `text` match only itself in a SCAN MATCH pattern. */
 function escapeGlob(text: string): string {
   return text.replace(/[*?[\]\\]/g, '\\$&');
-}
-
-function isConnectionError(error: unknown): boolean {
-  if (CONNECTION_ERRORS.some((type) => error instanceof type)) return true;
-  // keyv's adapter reports a client that cannot connect with a plain Error.
-  if (error instanceof Error && /not connected|failed to connect/i.test(error.message)) return true;
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return typeof code === 'string' && /^E[A-Z]+$/.test(code);
-}
-
-function reasonOf(error: unknown): string {
-  const cause = error instanceof ReconnectStrategyError ? error.originalError : error;
-  return cause instanceof Error ? cause.message || cause.name : String(cause);
 }
