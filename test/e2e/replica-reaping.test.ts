@@ -100,13 +100,14 @@ describe('a replica that died and did not come back', () => {
 
     const living = start('b');
     const deadline = Date.now() + 90_000;
-    while ((await containersOf(instanceOf('a'))).length > 0) {
+    // Said once the reaping is over: the container first, then its workspace.
+    while (!living.output().includes('a replica stopped renewing its lease')) {
       if (Date.now() > deadline) throw new Error(`the dead replica's kernel was not reaped:\n${living.output()}`);
       await sleep(500);
     }
+    expect(await containersOf(instanceOf('a'))).toEqual([]);
     expect(await readdir(workspaces).catch(() => [])).toEqual([]);
     expect(await mountsUnder(workspaces)).toEqual([]);
-    expect(living.output()).toContain('a replica stopped renewing its lease');
     expect(await redis.client.exists(`${redis.keyPrefix}:kv:replica:${instanceOf('a')}`)).toBe(0);
     // The living replica keeps its own lease and record.
     expect(await redis.client.exists(`${redis.keyPrefix}:kv:replica:${instanceOf('b')}`)).toBe(1);
