@@ -66,7 +66,14 @@ export interface RedisSentinelSettings {
   sentinelPassword?: string;
 }
 
-/** TALLY_REDIS_WAIT_REPLICAS (default 1 behind Sentinel, else 0) and TALLY_REDIS_WAIT_MS. */
+/** Some nodes of a Redis Cluster (the client learns the rest from them) and the credentials of every node. */
+export interface RedisClusterSettings {
+  nodes: Array<{ host: string; port: number }>;
+  username?: string;
+  password?: string;
+}
+
+/** TALLY_REDIS_WAIT_REPLICAS (default 1 behind Sentinel or in a Cluster, else 0) and TALLY_REDIS_WAIT_MS. */
 export interface RedisWaitSettings {
   replicas: number;
   timeoutMs: number;
@@ -234,6 +241,8 @@ export interface Config {
   redisUrl: string | undefined;
   /** Redis behind Sentinel (TALLY_REDIS_SENTINELS), instead of REDIS_URL. */
   redisSentinel: RedisSentinelSettings | undefined;
+  /** A Redis Cluster (TALLY_REDIS_CLUSTER), instead of REDIS_URL. */
+  redisCluster: RedisClusterSettings | undefined;
   /** How many Redis replicas must hold an inbox entry before the platform hears "received", and how long to wait. */
   redisWait: RedisWaitSettings;
   /** Prefix of every Redis key (TALLY_REDIS_PREFIX), so deployments can share one Redis. */

@@ -14,7 +14,7 @@ import {
   STAGE_MODEL,
 } from './environment-schema.js';
 import { ConfigError, type ConfigIssue } from './errors.js';
-import { redisSentinel } from './redis-settings.js';
+import { REDIS_FORMS, redisCluster, redisSentinel } from './redis-settings.js';
 import { tracingSettings } from './tracing-settings.js';
 
 export type * from './config-types.js';
@@ -100,10 +100,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
       message: 'set SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP events) with SLACK_BOT_TOKEN',
     });
   }
-  if (parsed.success && parsed.data.REDIS_URL && parsed.data.TALLY_REDIS_SENTINELS) {
+  const redisForms = parsed.success ? REDIS_FORMS.filter((name) => parsed.data[name]) : [];
+  if (redisForms.length > 1) {
     issues.push({
-      variable: 'TALLY_REDIS_SENTINELS',
-      message: 'set REDIS_URL (one Redis) or TALLY_REDIS_SENTINELS (Redis behind Sentinel), not both',
+      variable: redisForms[1] as string,
+      message: `set one of REDIS_URL (one Redis), TALLY_REDIS_SENTINELS (Redis behind Sentinel) or TALLY_REDIS_CLUSTER (Redis Cluster), not ${redisForms.join(' and ')}`,
     });
   }
   if (!parsed.success || issues.length > 0) throw new ConfigError(issues);
@@ -194,10 +195,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
       : undefined,
     redisUrl: e.REDIS_URL,
     redisSentinel: redisSentinel(e),
+    redisCluster: redisCluster(e),
     redisPrefix: e.TALLY_REDIS_PREFIX,
     redisWait: {
-      // Behind Sentinel there is a replica to wait for; a single REDIS_URL may have none.
-      replicas: e.TALLY_REDIS_WAIT_REPLICAS ?? (e.TALLY_REDIS_SENTINELS ? 1 : 0),
+      // Behind Sentinel and in a Cluster there is a replica to wait for; a single REDIS_URL may have none.
+      replicas: e.TALLY_REDIS_WAIT_REPLICAS ?? (e.TALLY_REDIS_SENTINELS || e.TALLY_REDIS_CLUSTER ? 1 : 0),
       timeoutMs: e.TALLY_REDIS_WAIT_MS,
     },
     operations: {

@@ -138,6 +138,10 @@ export const environmentSchema = z.object({
     .string()
     .regex(/^[^\s,:]+:\d{1,5}(,[^\s,:]+:\d{1,5})*$/, 'host:port of each Sentinel, comma-separated')
     .optional(),
+  TALLY_REDIS_CLUSTER: z
+    .string()
+    .regex(/^[^\s,:]+:\d{1,5}(,[^\s,:]+:\d{1,5})*$/, 'host:port of some cluster nodes, comma-separated')
+    .optional(),
   TALLY_REDIS_MASTER_NAME: z
     .string()
     .regex(/^[A-Za-z0-9_.-]{1,100}$/, 'the name the Sentinels monitor (letters, digits and _ . -)')

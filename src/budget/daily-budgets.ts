@@ -39,6 +39,7 @@ interface Spent {
 
 const DAY_MS = 86_400_000;
 const KEEP_MS = 2 * DAY_MS;
+// In a Redis Cluster: one key (and lock) per person and day, so spending spreads over the masters by person.
 export const spendKey = (user: string, day: string) => `spend:${user}:${day}`;
 
 export class DailyBudgets implements Budgets {

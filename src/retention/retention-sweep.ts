@@ -64,6 +64,7 @@ export interface SweepCounts {
   trainingExports: number;
 }
 
+// In a Redis Cluster: one lock and one claim per period for every replica, each a key on one master (a few calls a period).
 const CLAIM_LOCK = 'retention-sweep';
 const claimKey = (slot: number) => `retention-claim:${slot}`;
 /** Folders of TALLY_HOME whose entries are swept by age. */

@@ -30,6 +30,7 @@ export interface ScheduleState {
 }
 
 const stateKey = (name: string) => `schedule:${name}`;
+// In a Redis Cluster: each schedule's lock, state and claims are keys of their own, spread by the schedule's name.
 const claimKey = (name: string, dueAt: number) => `schedule-claim:${name}:${dueAt}`;
 const lockName = (name: string) => `schedule:${name}`;
 /** Claims outlive any replica's view of the past: a due time is never older than this when it runs. */

@@ -47,6 +47,7 @@ export const inboxNames = (threadKey: ThreadKey) => ({
   prefixes: [`inbox-edit:${threadKey}:`],
 });
 
+// In a Redis Cluster: one list on one master that every new message is appended to (one short script each), by design.
 const ALL = 'inbox:all';
 const CURSOR = 'inbox:all-cursor';
 const listKey = (threadKey: ThreadKey) => `inbox:${threadKey}`;

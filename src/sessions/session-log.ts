@@ -9,6 +9,7 @@ import type { Post } from '../ports/chat.js';
 import type { Store } from '../ports/store.js';
 
 export const logKey = (threadKey: string) => `log:${threadKey}`;
+// In a Redis Cluster: one list on one master, appended to once per new thread, by design.
 export const SESSIONS_LIST = 'sessions';
 
 export class SessionLog {

@@ -1,8 +1,8 @@
 /**
- * Picks the Store: Redis when a URL is given (several replicas), else the embedded SQLite file.
+ * Picks the Store: Redis when a URL, Sentinels or a Cluster are given (several replicas), else the embedded SQLite file.
  */
 import { join } from 'node:path';
-import type { Config, RedisSentinelSettings, RedisWaitSettings } from '../base/config.js';
+import type { Config, RedisClusterSettings, RedisSentinelSettings, RedisWaitSettings } from '../base/config.js';
 import type { Logger } from '../base/logger.js';
 import type { Store } from '../ports/store.js';
 import type { AuditLog } from './audit-log.js';
@@ -14,6 +14,8 @@ export interface StoreOptions {
   redisUrl?: string | undefined;
   /** TALLY_REDIS_SENTINELS (`config.redisSentinel`): the store lives in the master these Sentinels name. */
   redisSentinel?: RedisSentinelSettings | undefined;
+  /** TALLY_REDIS_CLUSTER (`config.redisCluster`): the store is spread over this Redis Cluster's masters. */
+  redisCluster?: RedisClusterSettings | undefined;
   /** How many Redis replicas must hold an inbox entry before it is acknowledged. Default none. */
   redisWait?: RedisWaitSettings;
   /** The SQLite file used without Redis, usually `<TALLY_HOME>/state.db`; created when missing. */
@@ -40,9 +42,11 @@ export async function createStore(options: StoreOptions): Promise<StoreWithAudit
   const logger = options.logger.child({ component: 'store' });
   const target = options.redisSentinel
     ? { sentinel: options.redisSentinel }
-    : options.redisUrl === undefined
-      ? undefined
-      : { url: options.redisUrl };
+    : options.redisCluster
+      ? { cluster: options.redisCluster }
+      : options.redisUrl === undefined
+        ? undefined
+        : { url: options.redisUrl };
   if (target === undefined) return SqliteStore.open(options.sqlitePath, logger);
   return RedisStore.connect({
     target,
@@ -53,14 +57,15 @@ export async function createStore(options: StoreOptions): Promise<StoreWithAudit
   });
 }
 
-/** The store the configuration names: Redis (REDIS_URL or Sentinels, TALLY_REDIS_PREFIX) or `<TALLY_HOME>/state.db`. */
+/** The store the configuration names: Redis (REDIS_URL, Sentinels or Cluster; TALLY_REDIS_PREFIX) or `<TALLY_HOME>/state.db`. */
 export function storeOf(
-  config: Pick<Config, 'redisUrl' | 'redisSentinel' | 'redisWait' | 'redisPrefix' | 'home'>,
+  config: Pick<Config, 'redisUrl' | 'redisSentinel' | 'redisCluster' | 'redisWait' | 'redisPrefix' | 'home'>,
   logger: Logger,
 ): Promise<StoreWithAudit> {
   return createStore({
     redisUrl: config.redisUrl,
     redisSentinel: config.redisSentinel,
+    redisCluster: config.redisCluster,
     redisWait: config.redisWait,
     keyPrefix: config.redisPrefix,
     sqlitePath: join(config.home, 'state.db'),

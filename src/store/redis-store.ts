@@ -9,6 +9,11 @@
  * is the item's permanent position. Append, range and trim read the base in the same Lua script as
  * the list, so a trim by another replica never shifts what they see.
  *
+ * In a Redis Cluster the list and lock names are hash tags (`<prefix>:list:{<list>}`), so each script's keys
+ * share one slot while lists and locks spread over the masters: a thread's lists are its own, and a global
+ * structure (a list every replica appends to, a lock every replica takes) is one name on one master by design.
+ * A call whose master died waits, up to CLUSTER_FAILOVER_WAIT_MS, for the cluster to promote its replica.
+ *
  * Connecting fails at once when Redis does not answer. Once connected, a lost connection is retried
  * for ever in the background while calls fail fast with StoreUnavailableError (no offline queue),
  * so a turn fails honestly rather than hanging.
@@ -25,13 +30,14 @@ import type { AuditLog } from './audit-log.js';
 import { type LockBackend, LockRunner } from './lock-runner.js';
 import { RedisAuditLog } from './redis-audit-log.js';
 import { RedisConnection, type RedisTarget } from './redis-client.js';
+import { CLUSTER_FAILOVER_WAIT_MS, RETRY_EVERY_MS } from './redis-cluster-failover.js';
 import { isConnectionError, reasonOf } from './redis-errors.js';
 import { APPEND_SCRIPT, RANGE_SCRIPT, TRIM_SCRIPT } from './redis-list-scripts.js';
 import { ACQUIRE_SCRIPT, EXTEND_SCRIPT, RELEASE_SCRIPT, STALE_WAITER_MS } from './redis-lock-scripts.js';
 import { checkRange, checkTtl, parseItem, serialiseItem } from './store-values.js';
 
 export interface RedisStoreOptions {
-  /** `{ url }` (`redis://[user:password@]host:port[/db]` or `rediss://…`) or `{ sentinel }`. */
+  /** `{ url }` (`redis://[user:password@]host:port[/db]` or `rediss://…`), `{ sentinel }` or `{ cluster }`. */
   target: RedisTarget;
   /** How many replicas `durable()` waits for, and how long. Default none. */
   wait?: RedisWaitSettings;
@@ -49,6 +55,8 @@ export class RedisStore implements Store {
   private auditTrail: RedisAuditLog | undefined;
   /** Whether the last `durable()` found its replicas: a change is logged, not every message. */
   private replicated = true;
+  /** Whether calls are waiting for a Cluster to promote a replica: the start and the end are logged once. */
+  private failingOver = false;
 
   private constructor(
     private readonly client: RedisConnection,
@@ -129,11 +137,14 @@ export class RedisStore implements Store {
   async keys(prefix: string): Promise<string[]> {
     const names = new Set<string>();
     for (const kind of ['kv', 'list'] as const) {
-      const namespace = this.key(kind, '');
+      // keyv's keys are never tagged; a Cluster's lists are `<namespace>{<name>}`.
+      const namespace = `${this.prefix}:${kind}:`;
+      const tagged = kind === 'list' && this.client.isCluster;
+      const start = tagged ? `${namespace}{` : namespace;
       await this.call(async () => {
-        const match = `${escapeGlob(namespace + prefix)}*`;
+        const match = `${escapeGlob(start + prefix)}*`;
         for await (const batch of this.client.scan(match, 1000)) {
-          for (const key of batch) names.add(key.slice(namespace.length));
+          for (const key of batch) names.add(tagged ? key.slice(start.length, -1) : key.slice(start.length));
         }
       });
     }
@@ -199,7 +210,9 @@ export class RedisStore implements Store {
 
   /** The audit trail's stream on this connection (see audit-log.ts). */
   auditLog(): AuditLog {
-    this.auditTrail ??= new RedisAuditLog(this.client, this.prefix, (operation) => this.call(operation));
+    // In a Cluster the audit trail is one chain, so its three keys share one slot (one master) by design.
+    const prefix = this.client.isCluster ? `{${this.prefix}}` : this.prefix;
+    this.auditTrail ??= new RedisAuditLog(this.client, prefix, (operation) => this.call(operation));
     return this.auditTrail;
   }
 
@@ -246,20 +259,45 @@ export class RedisStore implements Store {
     return this.client.location;
   }
 
+  /** A key of the store; in a Cluster the name is the hash tag, so a list and its base (a lock and its waiters) share a slot. */
   private key(kind: 'kv' | 'list' | 'list-base' | 'lock' | 'lock-waiters', name: string): string {
-    return `${this.prefix}:${kind}:${name}`;
+    return this.client.isCluster ? `${this.prefix}:${kind}:{${name}}` : `${this.prefix}:${kind}:${name}`;
   }
 
-  /** Runs one Redis call, turning a lost or closed connection into StoreUnavailableError. */
+  /**
+   * Runs one Redis call, turning a lost or closed connection into StoreUnavailableError. In a Cluster a call that
+   * was not carried out because its master is down is sent again once the slots are learnt anew, until the
+   * failover is over or CLUSTER_FAILOVER_WAIT_MS has passed.
+   */
   private async call<T>(operation: () => Promise<T>): Promise<T> {
-    if (this.closed) throw this.closedError();
-    try {
-      return await operation();
-    } catch (error) {
-      if (isConnectionError(error)) {
-        throw new StoreUnavailableError(this.location, `Redis does not answer (${reasonOf(error)})`, error);
+    const deadline = Date.now() + CLUSTER_FAILOVER_WAIT_MS;
+    for (;;) {
+      if (this.closed) throw this.closedError();
+      try {
+        const result = await operation();
+        if (this.failingOver) {
+          this.failingOver = false;
+          this.logger.warn({ redis: this.location }, 'redis cluster master changed (failover)');
+        }
+        return result;
+      } catch (error) {
+        if (this.client.retriesAfter(error) && !this.closed && Date.now() < deadline) {
+          if (!this.failingOver) {
+            this.failingOver = true;
+            this.logger.warn(
+              { redis: this.location, reason: reasonOf(error) },
+              'a redis cluster master does not answer: waiting for the cluster to promote its replica',
+            );
+          }
+          await sleep(RETRY_EVERY_MS);
+          await this.client.relearnSlots().catch(() => {});
+          continue;
+        }
+        if (isConnectionError(error)) {
+          throw new StoreUnavailableError(this.location, `Redis does not answer (${reasonOf(error)})`, error);
+        }
+        throw error;
       }
-      throw error;
     }
   }
 

@@ -228,7 +228,7 @@ export async function createTally(options: CreateTallyOptions): Promise<Tally> {
   const retention = options.sweepRetention
     ? accountability.startRetention({ sandbox, dropPlaybook: (file) => agent.dropPlaybook(file) })
     : undefined;
-  const shared = config.redisUrl !== undefined || config.redisSentinel !== undefined;
+  const shared = [config.redisUrl, config.redisSentinel, config.redisCluster].some((form) => form !== undefined);
   const leases =
     options.reapDeadReplicas && shared
       ? await ReplicaLeases.start({

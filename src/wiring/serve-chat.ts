@@ -11,7 +11,7 @@ import type { SchedulePlatform } from '../schedules/schedule-file.js';
 import { ScheduleService } from '../schedules/schedule-service.js';
 import { ThreadWatch } from '../schedules/thread-watch.js';
 import { type SessionRecord, sessionKey } from '../sessions/session-record.js';
-import { warnIfLocksShorterThanFailover } from '../store/sentinel-failover-time.js';
+import { warnIfLocksShorterThanFailover } from '../store/failover-time.js';
 import type { AdapterContext } from './chat-adapters.js';
 import { type CreateTallyOptions, createTally, type Tally } from './create-tally.js';
 
@@ -67,8 +67,13 @@ export async function serveChat<A extends ChatAdapter>(
   }
   // What a process that died (or this one, before a restart) left unfinished goes on now.
   tally.router.startRecovering();
-  const { redisSentinel, operations } = options.config;
-  if (redisSentinel) await warnIfLocksShorterThanFailover(redisSentinel, operations.lockTtlMs, options.logger);
+  const { redisSentinel, redisCluster, operations } = options.config;
+  const failingOver = redisSentinel
+    ? { sentinel: redisSentinel }
+    : redisCluster
+      ? { cluster: redisCluster }
+      : undefined;
+  if (failingOver) await warnIfLocksShorterThanFailover(failingOver, operations.lockTtlMs, options.logger);
   const platform = options.platform;
   const scheduled = platform ? schedules.filter((schedule) => schedule.platform === platform) : [];
   const service =

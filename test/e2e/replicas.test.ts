@@ -1,7 +1,8 @@
 /**
  * Two replicas of tally on one Redis, each with its own sandbox (instance), the way two pods would
  * run: the messages of one thread arrive alternately at one and the other. Turns must never
- * overlap, and every message must be answered once, in the order it arrived.
+ * overlap, and every message must be answered once, in the order it arrived. All of it twice: on a
+ * single Redis and on a Redis Cluster of three masters and three replicas this file starts.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,14 +23,32 @@ import { keepSharedFiles } from '../../src/sessions/shared-files.js';
 import { createTally, type Tally } from '../../src/wiring/create-tally.js';
 import { cleanUp } from '../support/clean-up.js';
 import { containersOf } from '../support/docker.js';
-import { createRedisTestSpace, type RedisTestSpace } from '../support/redis.js';
+import { createRedisTestSpace } from '../support/redis.js';
+import { startRedisCluster } from '../support/redis-processes.js';
 import { createTestEnvironment, type TestEnvironment } from '../support/test-environment.js';
 
 const MESSAGES = 6;
 const ONE_BY_ONE = 2;
 
+/** Where the replicas' store is: the variables that point tally at it, and how to remove it. */
+interface StoreSite {
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+async function oneRedis(): Promise<StoreSite> {
+  const redis = await createRedisTestSpace('replicas');
+  return { env: { REDIS_URL: redis.url, TALLY_REDIS_PREFIX: redis.keyPrefix }, close: () => redis.cleanup() };
+}
+
+async function redisCluster(): Promise<StoreSite> {
+  const cluster = await startRedisCluster();
+  const nodes = cluster.settings.nodes.map(({ host, port }) => `${host}:${port}`).join(',');
+  return { env: { TALLY_REDIS_CLUSTER: nodes, TALLY_REDIS_PREFIX: 'replicas' }, close: () => cluster.close() };
+}
+
 let environment: TestEnvironment;
-let redis: RedisTestSpace;
+let site: StoreSite;
 let model: ScriptedModelServer;
 const replicas: Tally[] = [];
 const posts: Array<{ replica: number; threadKey: string; post: Post }> = [];
@@ -49,48 +68,53 @@ const script = Array.from({ length: MESSAGES + ONE_BY_ONE + 1 }, () => [
   },
 ]).flat();
 
-beforeAll(async () => {
-  environment = await createTestEnvironment('replicas');
-  redis = await createRedisTestSpace('replicas');
-  model = await startScriptedModelServer({ script });
-  for (const replica of [0, 1]) {
-    const config = loadConfig({
-      ...environment.env(model.url),
-      TALLY_INSTANCE: `${environment.instance}-${replica}`,
-      REDIS_URL: redis.url,
-      TALLY_REDIS_PREFIX: redis.keyPrefix,
-    });
-    const logger = createLogger({ level: config.logLevel });
-    replicas.push(
-      await createTally({
-        config,
-        logger,
-        llm: createLlmClient(config.llm, logger),
-        post: async (threadKey, post) => {
-          posts.push({ replica, threadKey, post });
-        },
-      }),
+describe.each([
+  { where: 'one Redis', start: oneRedis },
+  { where: 'a Redis Cluster', start: redisCluster },
+])('two replicas on $where', ({ start }) => {
+  beforeAll(async () => {
+    environment = await createTestEnvironment('replicas');
+    site = await start();
+    replicas.length = 0;
+    posts.length = 0;
+    mostInFlight = 0;
+    model = await startScriptedModelServer({ script });
+    for (const replica of [0, 1]) {
+      const config = loadConfig({
+        ...environment.env(model.url),
+        TALLY_INSTANCE: `${environment.instance}-${replica}`,
+        ...site.env,
+      });
+      const logger = createLogger({ level: config.logLevel });
+      replicas.push(
+        await createTally({
+          config,
+          logger,
+          llm: createLlmClient(config.llm, logger),
+          post: async (threadKey, post) => {
+            posts.push({ replica, threadKey, post });
+          },
+        }),
+      );
+    }
+  }, 180_000);
+
+  afterAll(async () => {
+    await cleanUp(
+      ...replicas.map((replica) => () => replica.close()),
+      () => model?.close(),
+      () => site?.close(),
+      async () => {
+        const left = [
+          ...(await containersOf(`${environment.instance}-0`)),
+          ...(await containersOf(`${environment.instance}-1`)),
+        ];
+        if (left.length > 0) throw new Error(`leaked ${left.length} containers`);
+      },
+      () => environment?.close(),
     );
-  }
-}, 180_000);
+  }, 120_000);
 
-afterAll(async () => {
-  await cleanUp(
-    ...replicas.map((replica) => () => replica.close()),
-    () => model?.close(),
-    () => redis?.cleanup(),
-    async () => {
-      const left = [
-        ...(await containersOf(`${environment.instance}-0`)),
-        ...(await containersOf(`${environment.instance}-1`)),
-      ];
-      if (left.length > 0) throw new Error(`leaked ${left.length} containers`);
-    },
-    () => environment?.close(),
-  );
-}, 120_000);
-
-describe('two replicas on one Redis', () => {
   it('take the messages of one thread alternately: no overlap, each answered once, in order', async () => {
     const threadKey = `console:test:${environment.instance}`;
     const handled: Array<Promise<void>> = [];

@@ -1,6 +1,7 @@
 /**
  * The audit log, run against both implementations: a table on a real SQLite file and a stream on a
- * real Redis (see test/support/redis.ts). Each test works on data of its own; tampering goes straight
+ * real Redis (see test/support/redis.ts) and on a real Redis Cluster this file starts (its three keys
+ * under one hash tag, as the store names them there). Each test works on data of its own; tampering goes straight
  * to the file or the keys, the way someone with access to the store would; concurrency uses several
  * connections in this process and several processes.
  */
@@ -20,6 +21,7 @@ import { RedisConnection } from '../../src/store/redis-client.js';
 import { SqliteAuditLog } from '../../src/store/sqlite-audit-log.js';
 import { cleanUp } from '../support/clean-up.js';
 import { createRedisTestSpace, type RedisTestSpace } from '../support/redis.js';
+import { type RedisClusterSet, startRedisCluster } from '../support/redis-processes.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -140,6 +142,67 @@ function redisBackend(): Backend {
   };
 }
 
+function redisClusterBackend(): Backend {
+  let cluster: RedisClusterSet | undefined;
+  let tamper: RedisConnection | undefined;
+  const clients: RedisConnection[] = [];
+  const connect = async () => {
+    if (!cluster) throw new Error('set up first');
+    const client = RedisConnection.open({ cluster: cluster.settings }, 3_000, () => true);
+    clients.push(client);
+    await client.connect();
+    return client;
+  };
+  return {
+    name: 'Redis Cluster',
+    async setUp() {
+      cluster = await startRedisCluster();
+      tamper = await connect();
+    },
+    space(label) {
+      const prefix = `{audit-log:${label}}`; // one tag: the stream, its head and its anchor share a slot
+      const stream = `${prefix}:audit`;
+      const send = (args: string[]) => (tamper as RedisConnection).send(args, stream);
+      return {
+        async open() {
+          return new RedisAuditLog(await connect(), prefix, (operation) => operation());
+        },
+        async alter(id, text) {
+          const copy = `${stream}:tampered`;
+          let found = false;
+          for (const entry of await (tamper as RedisConnection).xRange(stream, '-', '+', 10_000)) {
+            const fields = { ...entry.message };
+            if (entry.id === id) {
+              fields.record = text;
+              found = true;
+            }
+            await send([
+              'XADD',
+              copy,
+              entry.id,
+              ...Object.entries(fields).flatMap(([name, value]) => [name, `${value}`]),
+            ]);
+          }
+          expect(found).toBe(true);
+          await send(['RENAME', copy, stream]);
+        },
+        async remove(id) {
+          expect(await send(['XDEL', stream, id])).toBe(1);
+        },
+        childArguments: ['cluster', JSON.stringify(cluster?.settings), prefix],
+      };
+    },
+    async tearDown() {
+      await cleanUp(
+        async () => {
+          for (const client of clients) if (client.isOpen) await client.close();
+        },
+        () => cluster?.close(),
+      );
+    },
+  };
+}
+
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
@@ -172,6 +235,13 @@ if (kind === 'sqlite') {
   database.pragma('busy_timeout = 5000');
   log = new SqliteAuditLog(database);
   close = async () => database.close();
+} else if (kind === 'cluster') {
+  const { RedisConnection } = await import('./src/store/redis-client.ts');
+  const { RedisAuditLog } = await import('./src/store/redis-audit-log.ts');
+  const client = RedisConnection.open({ cluster: JSON.parse(where) }, 3000, () => true);
+  await client.connect();
+  log = new RedisAuditLog(client, prefix, (operation) => operation());
+  close = () => client.close();
 } else {
   const { createClient } = await import('@redis/client');
   const { RedisAuditLog } = await import('./src/store/redis-audit-log.ts');
@@ -241,7 +311,7 @@ async function appendFromProcesses(
   }
 }
 
-describe.each([sqliteBackend(), redisBackend()])('audit log on $name', (backend) => {
+describe.each([sqliteBackend(), redisBackend(), redisClusterBackend()])('audit log on $name', (backend) => {
   beforeAll(() => backend.setUp());
   afterAll(() => backend.tearDown());
 

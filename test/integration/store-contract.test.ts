@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type AppError, LockTimeoutError, StoreUnavailableError } from '../../src/base/errors.js';
 import { createLogger } from '../../src/base/logger.js';
 import type { Store } from '../../src/ports/store.js';
-import { redisBackend, sqliteBackend } from '../support/store-backends.js';
+import { redisBackend, redisClusterBackend, sqliteBackend } from '../support/store-backends.js';
 
 const _logger = createLogger({ level: 'silent' });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const never = () => new Promise<never>(() => {});
 
-describe.each([sqliteBackend('contract', 'home/state.db'), redisBackend('contract')])(
+describe.each([sqliteBackend('contract', 'home/state.db'), redisBackend('contract'), redisClusterBackend('contract')])(
   'Store contract on $name',
   (backend) => {
     const opened: Store[] = [];

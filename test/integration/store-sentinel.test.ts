@@ -11,7 +11,7 @@ import { createLogger } from '../../src/base/logger.js';
 import type { Inbound } from '../../src/ports/chat.js';
 import { Inbox } from '../../src/sessions/inbox.js';
 import { createStore, type StoreWithAudit } from '../../src/store/create-store.js';
-import { sentinelDownAfterMs, warnIfLocksShorterThanFailover } from '../../src/store/sentinel-failover-time.js';
+import { sentinelDownAfterMs, warnIfLocksShorterThanFailover } from '../../src/store/failover-time.js';
 import { ask, type SentinelSet, startSentinelSet } from '../support/redis-processes.js';
 
 const THREADS = 4;
@@ -51,9 +51,9 @@ describe('the store behind Sentinel', () => {
   it('warns when thread locks would expire before a failover is over, naming TALLY_LOCK_TTL_MS', async () => {
     expect(await sentinelDownAfterMs(set.settings)).toBe(1000);
     const before = logged.length;
-    await warnIfLocksShorterThanFailover(set.settings, 20_000, logger);
+    await warnIfLocksShorterThanFailover({ sentinel: set.settings }, 20_000, logger);
     expect(logged.length).toBe(before);
-    await warnIfLocksShorterThanFailover(set.settings, 3_000, logger);
+    await warnIfLocksShorterThanFailover({ sentinel: set.settings }, 3_000, logger);
     expect(logged.slice(before).map((line) => line.msg)).toEqual([
       'thread locks (TALLY_LOCK_TTL_MS=3000) can expire during a Redis failover (the Sentinels wait 1000 ms before they start one): a thread may then be worked on twice. Set TALLY_LOCK_TTL_MS to at least 11000',
     ]);

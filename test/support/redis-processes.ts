@@ -1,6 +1,6 @@
 /**
- * Private Redis processes for tests that must stop one: a redis-server on a port of its own, and a Sentinel set
- * (a master, a replica and three Sentinels). Each is ended by its PID, never by name, and the machine's shared
+ * Private Redis processes for tests that must stop one: a redis-server on a port of its own, a Sentinel set
+ * (a master, a replica and three Sentinels) and a Cluster (three masters, each with a replica). Each is ended by its PID, never by name, and the machine's shared
  * Redis is never touched.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RedisSentinelSettings } from '../../src/base/config-types.js';
+import type { RedisClusterSettings, RedisSentinelSettings } from '../../src/base/config-types.js';
 import { freePort } from './free-port.js';
 
 export interface RedisProcess {
@@ -122,6 +122,126 @@ export async function startSentinelSet(downAfterMs = 1000): Promise<SentinelSet>
     for (const process of started) await process.kill();
     await rm(dir, { recursive: true, force: true });
     throw error;
+  }
+}
+
+export interface RedisClusterSet {
+  /** What TALLY_REDIS_CLUSTER says for it. */
+  settings: RedisClusterSettings;
+  nodes: RedisProcess[];
+  /** The node that is master of `key`'s slot now. */
+  masterOf(key: string): Promise<RedisProcess>;
+  /** The port of each master now, and of the replicas. */
+  roles(): Promise<{ masters: number[]; replicas: number[] }>;
+  /** The length of list `key` in each replica's own copy (a replica that has none of its slot says 0). */
+  lengthOnReplicas(key: string): Promise<number[]>;
+  /** Ends every process and removes its files. */
+  close(): Promise<void>;
+}
+
+/**
+ * Three masters with a replica each, built with `redis-cli --cluster create`, that promote a replica once its master
+ * has not answered for `nodeTimeoutMs`, all on free ports (and free cluster-bus ports, port + 10000) of their own.
+ */
+export async function startRedisCluster(nodeTimeoutMs = 1000): Promise<RedisClusterSet> {
+  const dir = await mkdtemp(join(tmpdir(), 'tally-cluster-'));
+  const started: RedisProcess[] = [];
+  const stopAll = async () => {
+    for (const process of started) await process.kill();
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    for (let index = 0; index < 6; index += 1) {
+      const port = await clusterPort();
+      const args = ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`];
+      started.push(await startRedis(port, dir, [...args, '--cluster-node-timeout', String(nodeTimeoutMs)]));
+    }
+    const addresses = started.map(({ port }) => `127.0.0.1:${port}`);
+    execFileSync(redisCliPath(), ['--cluster', 'create', ...addresses, '--cluster-replicas', '1', '--cluster-yes'], {
+      stdio: 'pipe',
+      timeout: 60_000,
+    });
+    await eventually('every node of the cluster says it is ok', async () => {
+      const states = await Promise.all(started.map(({ port }) => ask(port, 'CLUSTER INFO')));
+      return states.every((state) => state.includes('cluster_state:ok'));
+    });
+    await eventually('every master has its replica in sync', async () => {
+      const replication = await Promise.all(started.map(({ port }) => ask(port, 'INFO replication')));
+      const masters = replication.filter((info) => info.includes('role:master'));
+      const replicas = replication.filter((info) => info.includes('role:slave'));
+      return (
+        masters.length === 3 &&
+        masters.every((info) => /connected_slaves:1\b/.test(info) && /slave0:.*state=online/.test(info)) &&
+        replicas.every((info) => info.includes('master_link_status:up'))
+      );
+    });
+    const roles = async () => {
+      const masters: number[] = [];
+      const replicas: number[] = [];
+      for (const { port } of started) {
+        const role = await ask(port, 'ROLE');
+        if (role.includes('master')) masters.push(port);
+        else if (role.includes('slave')) replicas.push(port);
+      }
+      return { masters, replicas };
+    };
+    const masterOf = async (key: string) => {
+      for (const node of started) {
+        // A master answers for its own slots; any other node (a replica too) says MOVED <slot> <host:port>.
+        const reply = await ask(node.port, `GET ${key}`);
+        if (reply === '' || reply.startsWith('-CLUSTERDOWN')) continue;
+        if (!reply.startsWith('-MOVED')) return node;
+        const port = Number(reply.trim().split(':').pop());
+        const owner = started.find((candidate) => candidate.port === port);
+        if (owner) return owner;
+      }
+      throw new Error(`no node of the cluster answers for ${key}`);
+    };
+    const lengthOnReplicas = async (key: string) =>
+      (await roles()).replicas.map((port) => {
+        // A replica answers reads of its master's slots only after READONLY, on the same connection.
+        const input = `READONLY\nLLEN ${key}\n`;
+        const output = execFileSync(redisCliPath(), ['-p', String(port)], { input, encoding: 'utf8' });
+        return Number(output.trim().split('\n').at(-1)) || 0;
+      });
+    return {
+      settings: { nodes: started.slice(0, 3).map(({ port }) => ({ host: '127.0.0.1', port })) },
+      nodes: started,
+      masterOf,
+      roles,
+      lengthOnReplicas,
+      close: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+/** A free port whose cluster-bus port (port + 10000) is free too. */
+async function clusterPort(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (port + 10_000 < 65_536 && (await isFree(port + 10_000))) return port;
+  }
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.on('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.on('error', () => resolve(true));
+  });
+}
+
+function redisCliPath(): string {
+  try {
+    return execFileSync('which', ['redis-cli'], { encoding: 'utf8' }).trim();
+  } catch {
+    throw new Error("redis-cli is not installed: run 'bash scripts/ensure-redis.sh' (Debian's redis-tools).");
   }
 }
 

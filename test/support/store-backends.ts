@@ -1,7 +1,8 @@
 /**
- * The two stores a test runs against, each able to open several Store instances on the same data (a
- * restart, or another replica): the embedded SQLite file in a temporary folder, and a real Redis under a
- * key prefix of the test's own (test/support/redis.ts).
+ * The stores a test runs against, each able to open several Store instances on the same data (a
+ * restart, or another replica): the embedded SQLite file in a temporary folder, a real Redis under a
+ * key prefix of the test's own (test/support/redis.ts), and a real Redis Cluster of the test's own
+ * (three masters and three replicas, test/support/redis-processes.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import { join } from 'node:path';
 import { createLogger } from '../../src/base/logger.js';
 import { createStore, type StoreWithAudit } from '../../src/store/create-store.js';
 import { createRedisTestSpace, type RedisTestSpace } from './redis.js';
+import { type RedisClusterSet, startRedisCluster } from './redis-processes.js';
 
 const logger = createLogger({ level: 'silent' });
 
@@ -48,6 +50,23 @@ export function redisBackend(prefix: string): StoreBackend {
     },
     async tearDown() {
       await space?.cleanup();
+    },
+  };
+}
+
+export function redisClusterBackend(prefix: string): StoreBackend {
+  let cluster: RedisClusterSet | undefined;
+  return {
+    name: 'Redis Cluster',
+    async setUp() {
+      cluster = await startRedisCluster();
+    },
+    open() {
+      if (!cluster) throw new Error('set up first');
+      return createStore({ redisCluster: cluster.settings, keyPrefix: prefix, sqlitePath: '/nonexistent', logger });
+    },
+    async tearDown() {
+      await cluster?.close();
     },
   };
 }

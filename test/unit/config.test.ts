@@ -172,10 +172,34 @@ describe('loadConfig', () => {
     expect(loadConfig({ TALLY_REDIS_SENTINELS: 'a:1', TALLY_REDIS_WAIT_REPLICAS: '0' }).redisWait.replicas).toBe(0);
     expect(loadConfig({ TALLY_REDIS_SENTINELS: 'a:1' }).redisSentinel?.masterName).toBe('mymaster');
     expect(() => loadConfig({ TALLY_REDIS_SENTINELS: 'a:1', REDIS_URL: 'redis://b:6379' })).toThrow(
-      /TALLY_REDIS_SENTINELS: set REDIS_URL \(one Redis\) or TALLY_REDIS_SENTINELS/,
+      /TALLY_REDIS_SENTINELS: set one of REDIS_URL \(one Redis\), TALLY_REDIS_SENTINELS .* not REDIS_URL and TALLY_REDIS_SENTINELS/,
     );
     expect(() => loadConfig({ TALLY_REDIS_SENTINELS: 'sentinel-a' })).toThrow(/TALLY_REDIS_SENTINELS: host:port/);
     expect(() => loadConfig({ TALLY_REDIS_WAIT_REPLICAS: '-1' })).toThrow(/TALLY_REDIS_WAIT_REPLICAS/);
+  });
+
+  it('reads a Redis Cluster, with credentials, waiting for one replica by default', () => {
+    const config = loadConfig({
+      TALLY_REDIS_CLUSTER: 'redis-a:7000,10.0.0.8:7001',
+      TALLY_REDIS_USERNAME: 'tally',
+      TALLY_REDIS_PASSWORD: 'data-secret',
+    });
+    expect(config.redisUrl).toBeUndefined();
+    expect(config.redisSentinel).toBeUndefined();
+    expect(config.redisCluster).toEqual({
+      nodes: [
+        { host: 'redis-a', port: 7000 },
+        { host: '10.0.0.8', port: 7001 },
+      ],
+      username: 'tally',
+      password: 'data-secret',
+    });
+    expect(config.redisWait).toEqual({ replicas: 1, timeoutMs: 1000 });
+    expect(loadConfig({}).redisCluster).toBeUndefined();
+    expect(() => loadConfig({ TALLY_REDIS_CLUSTER: 'a:1', TALLY_REDIS_SENTINELS: 'b:2' })).toThrow(
+      /TALLY_REDIS_CLUSTER: set one of .* not TALLY_REDIS_SENTINELS and TALLY_REDIS_CLUSTER/,
+    );
+    expect(() => loadConfig({ TALLY_REDIS_CLUSTER: 'redis-a' })).toThrow(/TALLY_REDIS_CLUSTER: host:port/);
   });
 
   it('refuses time limits longer than Node timers can hold, naming the variable', () => {
