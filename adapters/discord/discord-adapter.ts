@@ -30,12 +30,14 @@ import type {
   ThreadKey,
 } from '../../src/ports/chat.js';
 import { ChannelQueue } from '../common/channel-queue.js';
+import { OpenPosts } from '../common/open-posts.js';
 import { type PostMemory, RememberedPosts } from '../common/remembered-posts.js';
 import { DiscordAutocomplete } from './discord-autocomplete.js';
 import { SLASH_COMMANDS } from './discord-commands.js';
 import { registerDiscordListeners } from './discord-listeners.js';
 import { messageOptions } from './discord-message-options.js';
-import { DiscordProgress } from './discord-progress.js';
+import { DiscordProgress, type OpenProgress } from './discord-progress.js';
+import { leftOpenText } from './discord-progress-text.js';
 import { type DiscordOp, type Remembered, renderForDiscord } from './discord-render.js';
 import { DiscordStatus } from './discord-status.js';
 import { discordThreadKey, parseDiscordChannelKey, parseDiscordThreadKey } from './discord-thread-key.js';
@@ -114,7 +116,16 @@ export class DiscordAdapter implements ChatAdapter {
           await channel.messages.edit(messageId, { content, allowedMentions: { parse: [] } });
         },
         typing: async (threadId) => (await this.channel(threadId)).sendTyping(),
+        stopLeftOpen: async (threadId, messageId) => {
+          const channel = await this.channel(threadId);
+          const message = await channel.messages.fetch(messageId);
+          await channel.messages.edit(messageId, {
+            content: leftOpenText(message.content),
+            allowedMentions: { parse: [] },
+          });
+        },
       },
+      open: new OpenPosts<OpenProgress>(options.memory, options.logger, 'discord-open-progress'),
       ...(options.progressIntervalMs === undefined ? {} : { intervalMs: options.progressIntervalMs }),
       logger: options.logger,
     });

@@ -117,3 +117,12 @@ export function renderProgress(progress: TurnProgress, options: ProgressTextOpti
   }
   return cut(text, maxChars);
 }
+
+/** The header of a progress message a dead process left half-edited, once the thread's next turn stopped it. */
+export const LEFT_OPEN_HEADER = '**Stopped** · tally restarted while working on this; it went on below.';
+
+/** A progress message a dead process left: its last picture, under LEFT_OPEN_HEADER. */
+export function leftOpenText(content: string): string {
+  const [, ...rest] = content.split('\n');
+  return [LEFT_OPEN_HEADER, ...rest].join('\n');
+}

@@ -4,10 +4,12 @@
  * `intervalMs` per message, counted from when the previous one was answered, always with the latest
  * picture, and the final state (done or failed) is always sent. While a turn runs, the typing
  * indicator is kept on, and a status post ("… stopping") shows as a line of the progress message
- * instead of a second message.
+ * instead of a second message. A running turn's message is on record in the store (`open`) until its
+ * final state is sent; the thread's next turn stops one a dead process left half-edited.
  */
 import type { Logger } from '../../src/base/logger.js';
 import type { TurnProgress } from '../../src/ports/chat.js';
+import type { OpenPosts } from '../common/open-posts.js';
 import { renderProgress } from './discord-progress-text.js';
 
 /** What the progress display needs of Discord. */
@@ -18,10 +20,19 @@ export interface ProgressTransport {
   send(threadId: string, content: string): Promise<string>;
   edit(threadId: string, messageId: string, content: string): Promise<void>;
   typing(threadId: string): Promise<void>;
+  /** Marks a progress message a dead process left half-edited as stopped (LEFT_OPEN_HEADER). */
+  stopLeftOpen(threadId: string, messageId: string): Promise<void>;
+}
+
+/** A running turn's progress message, on record by thread id. */
+export interface OpenProgress {
+  messageId: string;
 }
 
 export interface DiscordProgressOptions {
   transport: ProgressTransport;
+  /** Where running turns' messages are on record (the store): without it, a dead process's are left as they are. */
+  open?: OpenPosts<OpenProgress>;
   /** Least time between two edits of one progress message. Default 1000 ms. */
   intervalMs?: number;
   /** The typing indicator lasts about 10 s; it is renewed this often while a turn runs. Default 8000 ms. */
@@ -78,6 +89,7 @@ export class DiscordProgress {
         endedAt: undefined,
       };
       this.turns.set(progress.turnId, shown);
+      if (progress.state === 'running') this.stopLeftOpen(threadId);
     }
     shown.latest = progress;
     shown.version += 1;
@@ -144,8 +156,10 @@ export class DiscordProgress {
     const { transport } = this.options;
     const flushing = transport
       .inOrder(shown.threadId, async () => {
-        if (shown.messageId === undefined) shown.messageId = await transport.send(shown.threadId, content);
-        else await transport.edit(shown.threadId, shown.messageId, content);
+        if (shown.messageId !== undefined) return transport.edit(shown.threadId, shown.messageId, content);
+        const messageId = await transport.send(shown.threadId, content);
+        shown.messageId = messageId;
+        if (shown.latest.state === 'running') await this.options.open?.opened(shown.threadId, { messageId });
       })
       .catch((error: unknown) => {
         if ((error as { code?: unknown }).code === UNKNOWN_MESSAGE) shown.messageId = undefined;
@@ -156,10 +170,37 @@ export class DiscordProgress {
         shown.answeredAt = this.now();
         shown.sent = version;
         this.flushes.delete(flushing);
-        if (shown.latest.state !== 'running' && shown.sent === shown.version) this.turns.delete(shown.latest.turnId);
-        else this.schedule(shown);
+        if (shown.latest.state !== 'running' && shown.sent === shown.version) {
+          this.turns.delete(shown.latest.turnId);
+          this.track(this.options.open?.closed(shown.threadId, (post) => post.messageId === shown.messageId));
+        } else this.schedule(shown);
       });
     this.flushes.add(flushing);
+  }
+
+  /**
+   * A new turn runs in the thread: the message its previous turn left on record is stopped, unless this process is
+   * still finishing it (its final state not sent yet). Queued before the new turn's first post.
+   */
+  private stopLeftOpen(threadId: string): void {
+    const { open, transport, logger } = this.options;
+    if (!open) return;
+    const mine = (messageId: string) => [...this.turns.values()].some((shown) => shown.messageId === messageId);
+    this.track(
+      transport
+        .inOrder(threadId, async () => {
+          const left = await open.leftOpen(threadId);
+          if (left && !mine(left.messageId)) await transport.stopLeftOpen(threadId, left.messageId);
+        })
+        .catch((error: unknown) => logger.debug({ err: error }, 'could not stop a progress message left open')),
+    );
+  }
+
+  /** Keeps `close()` waiting for work under way. */
+  private track(work: Promise<void> | undefined): void {
+    if (!work) return;
+    this.flushes.add(work);
+    void work.finally(() => this.flushes.delete(work));
   }
 
   private keepTyping(threadId: string): void {

@@ -14,8 +14,9 @@ import type { webApi } from '@slack/bolt';
 import type { Logger } from '../../src/base/logger.js';
 import type { MessageRef, Post, ThreadKey, TurnProgress } from '../../src/ports/chat.js';
 import type { ChannelQueue } from '../common/channel-queue.js';
+import type { OpenPosts } from '../common/open-posts.js';
 import type { PostMemory } from '../common/remembered-posts.js';
-import { LEFT_OPEN_TEXT, OpenStreams } from './slack-open-streams.js';
+import { LEFT_OPEN_TEXT, type OpenStream, openStreams } from './slack-open-streams.js';
 import type { SlackStatus } from './slack-status.js';
 import { SlackStream, type StreamCalls, type StreamFailure } from './slack-stream.js';
 import { markdownChunks, nothingSent, progressChunks, type SentProgress } from './slack-stream-chunks.js';
@@ -67,11 +68,11 @@ export class SlackTurns {
   private readonly chains = new Map<ThreadKey, Promise<unknown>>();
   private readonly plansShown = new Map<ThreadKey, string>();
   private readonly refusals: StreamingRefusals;
-  private readonly open: OpenStreams;
+  private readonly open: OpenPosts<OpenStream>;
 
   constructor(private readonly options: SlackTurnsOptions) {
     this.refusals = new StreamingRefusals(options.memory);
-    this.open = new OpenStreams(options.memory, options.logger);
+    this.open = openStreams(options.memory, options.logger);
   }
 
   /**

@@ -1,13 +1,24 @@
 /**
  * Discord's live progress: the text of the progress message (plan checklist, step marks, outputs,
  * the 2,000-character limit) and the display that posts it once and edits it at most once per
- * interval, always ending with the final picture.
+ * interval, always ending with the final picture; a message a dead process left half-edited is
+ * stopped by the thread's next turn (on a real SQLite store), one of this process's is not.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DiscordProgress, type ProgressTransport } from '../../adapters/discord/discord-progress.js';
-import { formatElapsed, renderProgress } from '../../adapters/discord/discord-progress-text.js';
+import { OpenPosts } from '../../adapters/common/open-posts.js';
+import { DiscordProgress, type OpenProgress, type ProgressTransport } from '../../adapters/discord/discord-progress.js';
+import {
+  formatElapsed,
+  LEFT_OPEN_HEADER,
+  leftOpenText,
+  renderProgress,
+} from '../../adapters/discord/discord-progress-text.js';
 import { createLogger } from '../../src/base/logger.js';
 import type { ProgressTask, TurnProgress } from '../../src/ports/chat.js';
+import { createStore } from '../../src/store/create-store.js';
 
 const task = (id: string, title: string, status: ProgressTask['status'], output?: string): ProgressTask => ({
   id,
@@ -86,17 +97,33 @@ describe('the progress message text', () => {
   });
 });
 
-/** A transport that records what was sent and when; each call takes `latencyMs`. */
-function recording(latencyMs = 5) {
-  const calls: Array<{ kind: 'send' | 'edit' | 'typing'; content?: string; at: number; answeredAt?: number }> = [];
+/** A transport that records what was sent and when; each call takes `latencyMs`. Messages are M1, M2, … */
+function recording(latencyMs = 5, messagePrefix = 'M') {
+  const calls: Array<{
+    kind: 'send' | 'edit' | 'typing' | 'stop';
+    content?: string;
+    messageId?: string;
+    at: number;
+    answeredAt?: number;
+  }> = [];
   const wait = () => new Promise((resolve) => setTimeout(resolve, latencyMs));
+  let sent = 0;
+  let queue: Promise<unknown> = Promise.resolve();
   const transport: ProgressTransport = {
-    inOrder: (_threadId, run) => run(),
+    inOrder: (_threadId, run) => {
+      const next = queue.then(run);
+      queue = next.catch(() => {});
+      return next;
+    },
     send: async (_threadId, content) => {
       const call = { kind: 'send' as const, content, at: Date.now() };
       calls.push(call);
       await wait();
-      return 'M1';
+      sent += 1;
+      return `${messagePrefix}${sent}`;
+    },
+    stopLeftOpen: async (_threadId, messageId) => {
+      calls.push({ kind: 'stop', messageId, at: Date.now() });
     },
     edit: async (_threadId, _messageId, content) => {
       calls.push({ kind: 'edit', content, at: Date.now() });
@@ -116,6 +143,52 @@ const until = async (probe: () => boolean) => {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 };
+
+describe('a progress message a dead process left half-edited', () => {
+  it('is stopped by the next turn in any process, keeping its picture; one this process is finishing is not', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'tally-progress-'));
+    const logger = createLogger({ level: 'silent' });
+    const store = await createStore({ sqlitePath: join(home, 'state.db'), logger });
+    try {
+      const open = () => new OpenPosts<OpenProgress>(store, logger, 'discord-open-progress');
+      // A process posts a running turn's progress, and dies: its message stays on record.
+      const dead = recording(5, 'dead-');
+      const first = new DiscordProgress({ transport: dead.transport, open: open(), intervalMs: 50, logger });
+      first.show('T1', turn({ turnId: 'dead-turn' }));
+      await until(() => dead.calls.some((call) => call.kind === 'send'));
+      await expect.poll(() => store.get('discord-open-progress:T1')).toEqual({ messageId: 'dead-1' });
+
+      // Another process's next turn in that thread stops it before posting its own.
+      const living = recording(5, 'living-');
+      const second = new DiscordProgress({ transport: living.transport, open: open(), intervalMs: 50, logger });
+      second.show('T1', turn({ turnId: 'next-turn' }));
+      await until(() => living.calls.some((call) => call.kind === 'send'));
+      expect(living.calls.filter((call) => call.kind !== 'typing').map((call) => call.kind)).toEqual(['stop', 'send']);
+      expect(living.calls.find((call) => call.kind === 'stop')?.messageId).toBe('dead-1');
+
+      // This process ends that turn and starts another at once, before the final state is sent: not stopped.
+      second.show('T1', turn({ turnId: 'next-turn', state: 'done' }));
+      second.show('T1', turn({ turnId: 'third-turn' }));
+      await until(() => living.calls.filter((call) => call.kind === 'send').length === 2);
+      second.show('T1', turn({ turnId: 'third-turn', state: 'done' }));
+      // Turns that ended leave nothing on record once their final state is sent.
+      await expect.poll(() => store.get('discord-open-progress:T1')).toBeUndefined();
+      await second.close();
+      expect(living.calls.filter((call) => call.kind === 'stop')).toHaveLength(1);
+      await first.close();
+    } finally {
+      await store.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps the last picture under a header saying where the work went on', () => {
+    const picture = renderProgress(turn({ tasks: [task('a', 'Query user_churn', 'in_progress')] }), { now: 5_000 });
+    const stopped = leftOpenText(picture);
+    expect(stopped.split('\n')[0]).toBe(LEFT_OPEN_HEADER);
+    expect(stopped.split('\n').slice(1)).toEqual(picture.split('\n').slice(1));
+  });
+});
 
 describe('the live progress display', () => {
   it('posts once, then edits at most once per interval with the latest picture, ending with the final one', async () => {
