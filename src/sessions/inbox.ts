@@ -2,14 +2,17 @@
  * The durable inbox: every inbound message is written to the store before its turn starts and
  * marked done when the turn ends, so a message being worked on when a process dies is picked up
  * again (by a restarted process, or by another replica) instead of being lost. Chat platforms do not
- * redeliver an event they had acknowledged.
+ * redeliver an event they had acknowledged; one whose acknowledgement was lost (a write slower than
+ * Slack's 3 s, a connection dropped before the ack, a gateway replay) comes again with the same
+ * message id, and `addOnce` writes it down once.
  *
  * Per thread: the list `inbox:<thread>` of messages in arrival order, `inbox-done:<thread>` (how many
  * of them are finished) and `inbox-begun:<thread>` (the one a turn began on, and how often). Only
  * the holder of the thread's lock reads and moves these, so each message runs at most once (again
  * only when the turn that ran it never finished). The list `inbox:all` names every message's thread,
  * so a process finds unfinished threads without knowing them; `inbox:all-cursor` skips its finished
- * head.
+ * head. `inbox-received:<thread>:<message id>` says a platform message was written down (for an hour,
+ * past Slack's last retry at about 5 minutes).
  */
 import type { Inbound, SharedFile, ThreadKey } from '../ports/chat.js';
 import type { Store } from '../ports/store.js';
@@ -44,8 +47,11 @@ interface Begun {
 /** What the inbox keeps of a thread: names, and prefixes of names (for the eraser). */
 export const inboxNames = (threadKey: ThreadKey) => ({
   names: [listKey(threadKey), doneKey(threadKey), begunKey(threadKey)],
-  prefixes: [`inbox-edit:${threadKey}:`],
+  prefixes: [`inbox-edit:${threadKey}:`, `inbox-received:${threadKey}:`],
 });
+
+/** How long a platform message id is remembered as written down: past Slack's last retry (about 5 minutes). */
+const REDELIVERY_MS = 60 * 60_000;
 
 // In a Redis Cluster: one list on one master that every new message is appended to (one short script each), by design.
 const ALL = 'inbox:all';
@@ -54,6 +60,7 @@ const listKey = (threadKey: ThreadKey) => `inbox:${threadKey}`;
 const doneKey = (threadKey: ThreadKey) => `inbox-done:${threadKey}`;
 const begunKey = (threadKey: ThreadKey) => `inbox-begun:${threadKey}`;
 const editKey = (threadKey: ThreadKey, index: number) => `inbox-edit:${threadKey}:${index}`;
+const receivedKey = (threadKey: ThreadKey, messageId: string) => `inbox-received:${threadKey}:${messageId}`;
 
 /** What became of an edit: it changed a message still waiting, or the message had run (or was running). */
 export type EditResult = 'queued' | 'ran' | 'unknown';
@@ -73,6 +80,28 @@ export class Inbox {
     await this.store.append(ALL, { threadKey: inbound.threadKey, index: length - 1 });
     await this.store.durable(); // a replica holds it before the platform hears "received"
     return item;
+  }
+
+  /**
+   * Writes down a message the platform identified by `messageId`, unless it was written down already (the platform
+   * delivered it again): undefined then. Replicas that receive the same delivery at once write it once. `first`
+   * runs before the write, only for a first delivery (the files shared with it are kept then).
+   */
+  async addOnce(
+    inbound: Inbound,
+    id: string,
+    messageId: string,
+    now = Date.now(),
+    first: () => Promise<void> = async () => {},
+  ): Promise<InboxItem | undefined> {
+    const key = receivedKey(inbound.threadKey, messageId);
+    return this.store.withLock(key, async () => {
+      if ((await this.store.get(key)) !== undefined) return undefined;
+      await first();
+      const item = await this.add(inbound, id, now);
+      await this.store.set(key, id, REDELIVERY_MS);
+      return item;
+    });
   }
 
   /** The thread's first unfinished message, if any (as last edited). Call it holding the thread's lock. */

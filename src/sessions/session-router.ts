@@ -83,21 +83,32 @@ export class SessionRouter {
       await this.stop(inbound.threadKey);
       return undefined;
     }
-    const item = await this.write(inbound, randomUUID()).catch(async (error: unknown) => {
+    // A person's message the platform names is written once however often it is delivered (a click or a rerun is
+    // a new message each time).
+    const platformId = received.action ? undefined : received.messageId;
+    const item = await this.write(inbound, randomUUID(), platformId).catch(async (error: unknown) => {
       await this.fail(inbound.threadKey, error);
       return undefined;
     });
     return item ? { inbound, item } : undefined;
   }
 
-  /** Writes the message down, with the files shared with it, so any replica can run it. */
-  private async write(inbound: Inbound, id: string) {
-    if (inbound.files?.length) {
+  /** Writes the message down, with the files shared with it, so any replica can run it; undefined for a redelivery. */
+  private async write(inbound: Inbound, id: string, platformId: string | undefined) {
+    const keepFiles = async () => {
+      if (!inbound.files?.length) return;
       const { threadKey } = inbound;
       const { store, maxUploadBytes: maxBytes } = this.options;
       await keepSharedFiles(inbound.files, { threadKey, messageId: id, maxBytes, store });
+    };
+    const now = (this.options.clock ?? SYSTEM_CLOCK).now();
+    if (platformId === undefined) {
+      await keepFiles();
+      return this.inbox.add(inbound, id, now);
     }
-    return this.inbox.add(inbound, id, (this.options.clock ?? SYSTEM_CLOCK).now());
+    const item = await this.inbox.addOnce(inbound, id, platformId, now, keepFiles);
+    if (!item) this.options.logger.info({ threadKey: inbound.threadKey, platformId }, 'a message delivered again');
+    return item;
   }
 
   /** Whether a turn is running in the thread in this process. */

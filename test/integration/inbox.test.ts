@@ -30,6 +30,36 @@ afterEach(async () => {
 const message = (threadKey: string, text: string) => ({ threadKey, user: { id: 'U1' }, text, receivedAt: 1 });
 
 describe('the inbox', () => {
+  it('writes a platform message down once however often it is delivered, also by two stores at once', async () => {
+    let kept = 0;
+    const keep = async () => {
+      kept += 1;
+    };
+    const mention = { ...message('t1', 'how many churned?'), messageId: '1700000000.0001' };
+    expect(await inbox.addOnce(mention, 'a', '1700000000.0001', 1, keep)).toMatchObject({ id: 'a' });
+    expect(await inbox.addOnce(mention, 'b', '1700000000.0001', 2, keep)).toBeUndefined();
+    // Another replica (its own connection to the same file) gets the same retry at the same moment as this one.
+    const other = await createStore({
+      sqlitePath: join(folder, 'state.db'),
+      logger: createLogger({ level: 'silent' }),
+    });
+    try {
+      const retry = { ...message('t1', 'a new one'), messageId: '1700000000.0002' };
+      const both = await Promise.all([
+        inbox.addOnce(retry, 'c', '1700000000.0002', 3, keep),
+        new Inbox(other).addOnce(retry, 'd', '1700000000.0002', 3, keep),
+      ]);
+      expect(both.filter((item) => item !== undefined)).toHaveLength(1);
+    } finally {
+      await other.close();
+    }
+    expect(kept).toBe(2); // the files of a message are kept for its first delivery only
+    const items = await store.range<{ id: string }>('inbox:t1');
+    expect(items).toHaveLength(2);
+    // The same id in another thread is another message.
+    expect(await inbox.addOnce({ ...mention, threadKey: 't2' }, 'e', '1700000000.0001', 4)).toMatchObject({ id: 'e' });
+  });
+
   it('hands out each thread’s messages in order, and forgets them once finished', async () => {
     await inbox.add(message('t1', 'first'), 'a');
     await inbox.add(message('t2', 'other thread'), 'b');

@@ -98,6 +98,8 @@ export interface SlackStandIn {
   readonly envelopes: readonly SlackEnvelope[];
   /** Sends any payload in an envelope and resolves with the ack payload. */
   deliver(type: EnvelopeType, payload: Json, acceptsResponsePayload?: boolean): Promise<Json>;
+  /** Slack's retry of an envelope's event, as if its ack never arrived: the same payload, `retry_attempt` one more. */
+  redeliver(envelope: SlackEnvelope): Promise<Json>;
 
   /** A channel message mentioning the bot: `app_mention` + `message`. Resolves with its ts. */
   mention(input: { user: string; channel: string; text: string; threadTs?: string }): Promise<string>;
@@ -242,6 +244,8 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     envelopes: socket.envelopes,
     deliver: (type, payload, acceptsResponsePayload = type !== 'events_api') =>
       socket.deliver(type, payload, acceptsResponsePayload),
+    redeliver: (envelope) =>
+      socket.deliver(envelope.type, envelope.payload, envelope.accepts_response_payload, envelope.retry_attempt + 1),
     mention: (input) => actions.postMention(context, input),
     reply: (input) => actions.postReply(context, input),
     directMessage: (input) => actions.postDirectMessage(context, input),

@@ -85,8 +85,11 @@ export class SocketModeServer {
     return new Promise((resolve) => this.helloWaiters.push(resolve));
   }
 
-  /** Sends an envelope and resolves with the ack's payload; rejects after `ackTimeoutMs`. */
-  deliver(type: EnvelopeType, payload: Json, acceptsResponsePayload: boolean): Promise<Json> {
+  /**
+   * Sends an envelope and resolves with the ack's payload; rejects after `ackTimeoutMs`. `retryAttempt` above 0 is
+   * Slack's retry of an event it had no ack for (`retry_reason: 'timeout'`): the same payload in a new envelope.
+   */
+  deliver(type: EnvelopeType, payload: Json, acceptsResponsePayload: boolean, retryAttempt = 0): Promise<Json> {
     const socket =
       this.options.spread === 'in-turn' && this.greeted.length > 0
         ? this.greeted[this.turn++ % this.greeted.length]
@@ -102,8 +105,8 @@ export class SocketModeServer {
       type,
       payload,
       accepts_response_payload: acceptsResponsePayload,
-      retry_attempt: 0,
-      retry_reason: '',
+      retry_attempt: retryAttempt,
+      retry_reason: retryAttempt > 0 ? 'timeout' : '',
     };
     this.envelopes.push(envelope);
     return new Promise<Json>((resolve, reject) => {
