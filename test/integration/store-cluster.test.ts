@@ -6,13 +6,12 @@
  * audit chain written across the failover verifies, and with no replica left for the new master `durable()` says so
  * once in the log.
  */
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/base/logger.js';
 import type { Inbound } from '../../src/ports/chat.js';
 import { Inbox } from '../../src/sessions/inbox.js';
 import { createStore, type StoreWithAudit } from '../../src/store/create-store.js';
 import { clusterNodeTimeoutMs, warnIfLocksShorterThanFailover } from '../../src/store/failover-time.js';
+import { capturedLog } from '../support/captured-log.js';
 import { type RedisClusterSet, startRedisCluster } from '../support/redis-processes.js';
 
 const THREADS = 6;
@@ -21,16 +20,7 @@ const PREFIX = 'cluster-test';
 
 let cluster: RedisClusterSet;
 let store: StoreWithAudit | undefined;
-const logged: Array<{ level: number; msg: string }> = [];
-const logger = createLogger({
-  level: 'info',
-  destination: new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n').filter(Boolean)) logged.push(JSON.parse(line));
-      done();
-    },
-  }),
-});
+const { logger, logged } = capturedLog();
 
 beforeAll(async () => {
   cluster = await startRedisCluster();

@@ -5,13 +5,12 @@
  * and writing goes on there. With no replica left, `durable()` says so once in the log and does not fail. A service
  * warns when its thread locks would expire before a failover is over.
  */
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/base/logger.js';
 import type { Inbound } from '../../src/ports/chat.js';
 import { Inbox } from '../../src/sessions/inbox.js';
 import { createStore, type StoreWithAudit } from '../../src/store/create-store.js';
 import { sentinelDownAfterMs, warnIfLocksShorterThanFailover } from '../../src/store/failover-time.js';
+import { capturedLog } from '../support/captured-log.js';
 import { ask, type SentinelSet, startSentinelSet } from '../support/redis-processes.js';
 
 const THREADS = 4;
@@ -19,16 +18,7 @@ const MESSAGES = 60;
 
 let set: SentinelSet;
 let store: StoreWithAudit | undefined;
-const logged: Array<{ level: number; msg: string }> = [];
-const logger = createLogger({
-  level: 'info',
-  destination: new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n').filter(Boolean)) logged.push(JSON.parse(line));
-      done();
-    },
-  }),
-});
+const { logger, logged } = capturedLog();
 
 beforeAll(async () => {
   set = await startSentinelSet();
