@@ -105,8 +105,10 @@ export class RedisConnection {
   }
 
   destroy(): void {
-    if (this.node.kind === 'sentinel') void this.node.sentinel.destroy().catch(() => {});
-    else this.node.kind === 'single' ? this.node.client.destroy() : this.node.cluster.destroy();
+    const { node } = this;
+    if (node.kind === 'sentinel') void node.sentinel.destroy().catch(() => {});
+    else if (node.kind === 'single') node.client.destroy();
+    else node.cluster.destroy();
   }
 
   /** One command, on the master (in a Cluster, the master of `key`'s slot; any master without a key). */
