@@ -19,7 +19,7 @@ import { containersOf } from '../support/docker.js';
 import { heldReply } from '../support/held-reply.js';
 import { createRedisTestSpace, type RedisTestSpace } from '../support/redis.js';
 import { type SlackStandIn, startSlackStandIn } from '../support/slack/slack-stand-in.js';
-import { startTallyProcess, type TallyProcess } from '../support/tally-process.js';
+import { slackServiceEnv, startTallyProcess, type TallyProcess } from '../support/tally-process.js';
 import { createTestEnvironment, type TestEnvironment } from '../support/test-environment.js';
 
 const CHANNEL = 'C1ANALYTICS';
@@ -54,15 +54,10 @@ const script: ScriptStep[] = [
 function start(): TallyProcess {
   const child = startTallyProcess(['slack'], {
     ...environment.env(model.url),
-    SLACK_BOT_TOKEN: slack.botToken,
-    SLACK_APP_TOKEN: slack.appToken,
-    SLACK_API_URL: slack.apiUrl,
-    SLACK_ALLOWED_CHANNELS: CHANNEL,
+    ...slackServiceEnv(slack, CHANNEL),
     REDIS_URL: redis.url,
     TALLY_REDIS_PREFIX: redis.keyPrefix,
     TALLY_LOCK_TTL_MS: String(LOCK_TTL_MS),
-    TALLY_HTTP_PORT: '0',
-    LOG_LEVEL: 'warn',
   });
   children.push(child);
   return child;

@@ -23,7 +23,7 @@ import { containersOf } from '../support/docker.js';
 import { ask, startRedisCluster, startSentinelSet } from '../support/redis-processes.js';
 import { writeSchedules } from '../support/scheduled-chat.js';
 import { type SlackStandIn, startSlackStandIn } from '../support/slack/slack-stand-in.js';
-import { startTallyProcess, type TallyProcess } from '../support/tally-process.js';
+import { slackServiceEnv, startTallyProcess, type TallyProcess } from '../support/tally-process.js';
 import { createTestEnvironment, type TestEnvironment } from '../support/test-environment.js';
 
 const CHANNEL = 'C1ANALYTICS';
@@ -126,16 +126,11 @@ describe.each([
         startTallyProcess(['slack'], {
           ...environment.env(model.url),
           TALLY_INSTANCE: `${environment.instance}-${replica}`,
-          SLACK_BOT_TOKEN: slack.botToken,
-          SLACK_APP_TOKEN: slack.appToken,
-          SLACK_API_URL: slack.apiUrl,
-          SLACK_ALLOWED_CHANNELS: CHANNEL,
+          ...slackServiceEnv(slack, CHANNEL),
           ...deployment.env,
           TALLY_REDIS_PREFIX: PREFIX,
           TALLY_SCHEDULES: schedules,
           TALLY_REDIS_WAIT_MS: '300',
-          TALLY_HTTP_PORT: '0',
-          LOG_LEVEL: 'warn',
         }),
       );
     }

@@ -17,7 +17,7 @@ import {
 import { containersOf, docker } from '../support/docker.js';
 import { createRedisTestSpace, type RedisTestSpace } from '../support/redis.js';
 import { type SlackStandIn, startSlackStandIn } from '../support/slack/slack-stand-in.js';
-import { startTallyProcess, type TallyProcess } from '../support/tally-process.js';
+import { slackServiceEnv, startTallyProcess, type TallyProcess } from '../support/tally-process.js';
 import { createTestEnvironment, type TestEnvironment } from '../support/test-environment.js';
 
 const CHANNEL = 'C1ANALYTICS';
@@ -35,15 +35,10 @@ function start(name: string): TallyProcess {
   const child = startTallyProcess(['slack'], {
     ...environment.env(model.url),
     TALLY_INSTANCE: instanceOf(name),
-    SLACK_BOT_TOKEN: slack.botToken,
-    SLACK_APP_TOKEN: slack.appToken,
-    SLACK_API_URL: slack.apiUrl,
-    SLACK_ALLOWED_CHANNELS: CHANNEL,
+    ...slackServiceEnv(slack, CHANNEL),
     REDIS_URL: redis.url,
     TALLY_REDIS_PREFIX: redis.keyPrefix,
     TALLY_REPLICA_LEASE_MS: String(LEASE_MS),
-    TALLY_HTTP_PORT: '0',
-    LOG_LEVEL: 'warn',
   });
   children.push(child);
   return child;

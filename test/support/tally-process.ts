@@ -52,3 +52,21 @@ export function startTallyProcess(
     },
   };
 }
+
+/**
+ * What a `tally slack` process needs to run against the Slack stand-in in one allowed channel, with its ops port
+ * picked by the system and warnings and errors logged only.
+ */
+export function slackServiceEnv(
+  slack: { botToken: string; appToken: string; apiUrl: string },
+  channel: string,
+): Record<string, string> {
+  return {
+    SLACK_BOT_TOKEN: slack.botToken,
+    SLACK_APP_TOKEN: slack.appToken,
+    SLACK_API_URL: slack.apiUrl,
+    SLACK_ALLOWED_CHANNELS: channel,
+    TALLY_HTTP_PORT: '0',
+    LOG_LEVEL: 'warn',
+  };
+}
