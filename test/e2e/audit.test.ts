@@ -54,6 +54,22 @@ const botTexts = () =>
 
 const tally = (args: string[]) => runTally(args, env);
 
+/**
+ * The records without a kernel's replay: when the Accept click reaches the replica that did not run the turn (which
+ * replica gets an event depends on how many came before it), that replica rebuilds the kernel from the journal and
+ * reads the extraction again. The read happened and is recorded, after the first: the same SQL, allowed.
+ */
+function withoutReplays(trail: AuditRecord[]): AuditRecord[] {
+  const replays = trail.filter(
+    (record, index) =>
+      record.kind === 'extract' &&
+      trail.slice(0, index).some((first) => first.kind === 'extract' && first.sql === record.sql),
+  );
+  for (const replay of replays) expect(replay).toMatchObject({ decision: 'allowed', sql: EXTRACT_SQL });
+  expect(replays.length).toBeLessThanOrEqual(1);
+  return trail.filter((record) => !replays.includes(record));
+}
+
 async function auditJson(...filters: string[]): Promise<AuditRecord[]> {
   const result = await tally(['audit', '--json', ...filters]);
   expect(result.code, result.stderr).toBe(0);
@@ -152,7 +168,8 @@ describe('the audit trail', () => {
 
     records = await auditJson();
     const threadKey = `slack:${slack.ids.teamId}:${CHANNEL}:${threadTs}`;
-    const accesses = records
+    const firstReads = withoutReplays(records);
+    const accesses = firstReads
       .filter((record) => record.kind !== 'model' && !SHOWN.has(record.kind))
       .map((record) => [record.kind, record.decision, record.reason ?? '', record.sql ?? record.file ?? '']);
     expect(accesses).toEqual([
@@ -165,7 +182,7 @@ describe('the audit trail', () => {
       ['export', 'allowed', '', 'report.ipynb'],
     ]);
     // Every model request is there too, in its place between the accesses it led to.
-    expect(records.filter((record) => !SHOWN.has(record.kind)).map((record) => record.kind)).toEqual([
+    expect(firstReads.filter((record) => !SHOWN.has(record.kind)).map((record) => record.kind)).toEqual([
       'model', // triage
       'model', // asks for the count
       'query',
@@ -236,11 +253,11 @@ describe('the audit trail', () => {
   it('filters as an auditor asks, and counts the refusal in /metrics', async () => {
     expect(await auditJson('--user', 'U9NOBODY')).toEqual([]);
     const onTheDatabase = await auditJson('--db', environment.database.name);
-    expect(onTheDatabase.filter((record) => !SHOWN.has(record.kind)).map((record) => record.kind)).toEqual([
-      'query',
-      'query',
-      'extract',
-    ]);
+    expect(
+      withoutReplays(onTheDatabase)
+        .filter((record) => !SHOWN.has(record.kind))
+        .map((record) => record.kind),
+    ).toEqual(['query', 'query', 'extract']);
     const recent = await auditJson('--since', '1h', '--thread', records[0]?.actor?.thread ?? '');
     expect(recent).toHaveLength(records.length);
     const printed = await tally(['audit', '--user', ANN]);
