@@ -130,6 +130,7 @@ export function auditedDatabase(inner: Database, audit: Pick<AuditTrail, 'record
         ...readOf(sql, access, inner.dialect),
         rows: provenance.rows,
         bytes: provenance.bytes,
+        ...(options?.replay ? { replay: true as const } : {}),
         decision: 'allowed',
       });
       return provenance;

@@ -91,7 +91,7 @@ export function describeRecord(record: AuditRecord): string {
     switch (record.kind) {
       case 'query':
       case 'extract':
-        return `${record.database ?? '?'} ${record.rows ?? 0} rows ${record.bytes ?? 0} B tables=${(record.tables ?? []).join(',')}${record.masked?.length ? ` masked=${record.masked.join(',')}` : ''}: ${oneLine(record.sql ?? '')}`;
+        return `${record.replay ? '(replayed to rebuild a kernel) ' : ''}${record.database ?? '?'} ${record.rows ?? 0} rows ${record.bytes ?? 0} B tables=${(record.tables ?? []).join(',')}${record.masked?.length ? ` masked=${record.masked.join(',')}` : ''}: ${oneLine(record.sql ?? '')}`;
       case 'list':
       case 'describe':
         return `${record.database ?? '?'} tables=${(record.tables ?? []).join(',')}${record.columns ? ` columns=${record.columns.join(',')}` : ''}${record.rule ? `: ${oneLine(record.rule)}` : ''}`;

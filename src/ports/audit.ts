@@ -54,6 +54,8 @@ export interface AuditEvent {
   enforcedBy?: string;
   rows?: number;
   bytes?: number;
+  /** An extraction run again to rebuild a kernel from the thread's journal, not asked for anew. */
+  replay?: true;
   /** A shared file's or an export's name. */
   file?: string;
   /** A model request: where it went and what went into it (names and sizes, never values). */

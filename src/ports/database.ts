@@ -114,6 +114,8 @@ export interface ExtractOptions {
   timeoutMs?: number;
   /** Keep DECIMAL columns as exact strings instead of float64. Default false. */
   exactDecimals?: boolean;
+  /** The extraction rebuilds a kernel from its thread's journal (another replica, a restart): the audit says so. */
+  replay?: boolean;
   /**
    * What the provenance records instead of the statement run: the statement as the person wrote it, and the
    * columns the access policy masked in it (the statement run then reads masked views).

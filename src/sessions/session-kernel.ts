@@ -68,7 +68,7 @@ export class SessionKernels {
     const database = databases.find((candidate) => candidate.name === entry.database);
     if (!database) return false;
     try {
-      await database.extract(entry.sql, kernel, entry.name);
+      await database.extract(entry.sql, kernel, entry.name, { replay: true });
       return true;
     } catch {
       return false;

@@ -1,6 +1,7 @@
 /**
  * The audit trail around a real database (an SQLite file) and the real store: what a query and a refusal leave,
- * who they are recorded for, and that an access whose record cannot be written does not happen.
+ * who they are recorded for, an extraction replayed into a rebuilt kernel (a real sandbox) marked as such, and that
+ * an access whose record cannot be written does not happen.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,11 +12,15 @@ import { StoredAuditTrail } from '../../src/audit/audit-trail.js';
 import { loadConfig } from '../../src/base/config.js';
 import { SqlRejectedError, StoreUnavailableError } from '../../src/base/errors.js';
 import { createLogger } from '../../src/base/logger.js';
+import { describeRecord } from '../../src/cli/audit-command.js';
 import { openDatabase } from '../../src/db/open-database.js';
 import type { AuditRecord } from '../../src/ports/audit.js';
 import { SYSTEM_CLOCK } from '../../src/ports/clock.js';
 import type { Database as TallyDatabase } from '../../src/ports/database.js';
+import { SessionKernels } from '../../src/sessions/session-kernel.js';
+import { journalKey } from '../../src/sessions/session-record.js';
 import { createStore, type StoreWithAudit } from '../../src/store/create-store.js';
+import { startTestSandbox } from '../support/sandbox-fixture.js';
 
 const logger = createLogger({ level: 'silent' });
 const ACTOR = { user: 'U1', platform: 'slack', thread: 'slack:T:C:1.1', channel: 'slack:T:C' };
@@ -126,6 +131,24 @@ describe('an audited database', () => {
     await trail.watch(database).query('SELECT 1 AS one');
     expect((await records()).at(-1)?.actor).toBeUndefined();
   });
+
+  it('marks an extraction replayed to rebuild a kernel from the journal', async () => {
+    const sandbox = await startTestSandbox();
+    try {
+      const sql = 'SELECT region, amount FROM sales';
+      await store.append(journalKey(ACTOR.thread), { kind: 'extract', database: 'sales', sql, name: 'sales_df' });
+      const kernels = new SessionKernels(sandbox.sandbox, [trail.watch(database)], store);
+      const restored = await trail.within(ACTOR, () => kernels.acquire(ACTOR.thread));
+      expect(restored).toMatchObject({ replayed: 1, failed: 0 });
+      expect((await restored.kernel.run('len(sales_df)')).result?.text).toBe('2');
+      const record = (await records()).at(-1);
+      expect(record).toMatchObject({ kind: 'extract', decision: 'allowed', sql, rows: 2, replay: true, actor: ACTOR });
+      expect(describeRecord(record as AuditRecord)).toContain('(replayed to rebuild a kernel)');
+      await restored.kernel.dispose();
+    } finally {
+      await sandbox.close();
+    }
+  }, 120_000);
 
   it('fails an access whose record cannot be written', async () => {
     const watched = trail.watch(database);
