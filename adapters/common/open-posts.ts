@@ -6,6 +6,7 @@
  * store, only this process's own are known.
  */
 import type { Logger } from '../../src/base/logger.js';
+import { openPostKey } from '../../src/ports/chat.js';
 import type { PostMemory } from './remembered-posts.js';
 
 /** A turn is never open longer than a day. */
@@ -15,8 +16,6 @@ export class OpenPosts<T> {
   constructor(
     private readonly memory: PostMemory | undefined,
     private readonly logger: Logger,
-    /** Names the kind in the store's keys, e.g. `slack-open-stream`. */
-    private readonly kind: string,
   ) {}
 
   async opened(threadKey: string, post: T): Promise<void> {
@@ -46,6 +45,6 @@ export class OpenPosts<T> {
   }
 
   private key(threadKey: string): string {
-    return `${this.kind}:${threadKey}`;
+    return openPostKey(threadKey);
   }
 }

@@ -125,7 +125,7 @@ export class DiscordAdapter implements ChatAdapter {
           });
         },
       },
-      open: new OpenPosts<OpenProgress>(options.memory, options.logger, 'discord-open-progress'),
+      open: new OpenPosts<OpenProgress>(options.memory, options.logger),
       ...(options.progressIntervalMs === undefined ? {} : { intervalMs: options.progressIntervalMs }),
       logger: options.logger,
     });
@@ -180,7 +180,7 @@ export class DiscordAdapter implements ChatAdapter {
   async post(threadKey: ThreadKey, post: Post): Promise<MessageRef> {
     const { threadId } = parseDiscordThreadKey(threadKey);
     let ref: MessageRef = { threadKey, id: '' };
-    if (post.kind === 'progress') this.progress.show(threadId, post.progress);
+    if (post.kind === 'progress') this.progress.show(threadId, post.progress, threadKey);
     else if (post.kind !== 'status') this.progress.note(threadId, undefined);
     for (const op of renderForDiscord(post)) {
       if (op.kind === 'status') {

@@ -24,7 +24,7 @@ export interface ProgressTransport {
   stopLeftOpen(threadId: string, messageId: string): Promise<void>;
 }
 
-/** A running turn's progress message, on record by thread id. */
+/** A running turn's progress message, on record by thread key. */
 export interface OpenProgress {
   messageId: string;
 }
@@ -43,6 +43,8 @@ export interface DiscordProgressOptions {
 
 interface Shown {
   threadId: string;
+  /** Names the thread in the store's record of its open message. */
+  threadKey: string;
   latest: TurnProgress;
   note: string | undefined;
   /** Bumped on every change; `sent` is the version the message shows. */
@@ -73,11 +75,12 @@ export class DiscordProgress {
   }
 
   /** The turn's progress changed: shown now if nothing was shown yet, else at the next allowed edit. */
-  show(threadId: string, progress: TurnProgress): void {
+  show(threadId: string, progress: TurnProgress, threadKey = threadId): void {
     let shown = this.turns.get(progress.turnId);
     if (!shown) {
       shown = {
         threadId,
+        threadKey,
         latest: progress,
         note: undefined,
         version: 0,
@@ -89,7 +92,7 @@ export class DiscordProgress {
         endedAt: undefined,
       };
       this.turns.set(progress.turnId, shown);
-      if (progress.state === 'running') this.stopLeftOpen(threadId);
+      if (progress.state === 'running') this.stopLeftOpen(threadId, threadKey);
     }
     shown.latest = progress;
     shown.version += 1;
@@ -159,7 +162,7 @@ export class DiscordProgress {
         if (shown.messageId !== undefined) return transport.edit(shown.threadId, shown.messageId, content);
         const messageId = await transport.send(shown.threadId, content);
         shown.messageId = messageId;
-        if (shown.latest.state === 'running') await this.options.open?.opened(shown.threadId, { messageId });
+        if (shown.latest.state === 'running') await this.options.open?.opened(shown.threadKey, { messageId });
       })
       .catch((error: unknown) => {
         if ((error as { code?: unknown }).code === UNKNOWN_MESSAGE) shown.messageId = undefined;
@@ -172,7 +175,7 @@ export class DiscordProgress {
         this.flushes.delete(flushing);
         if (shown.latest.state !== 'running' && shown.sent === shown.version) {
           this.turns.delete(shown.latest.turnId);
-          this.track(this.options.open?.closed(shown.threadId, (post) => post.messageId === shown.messageId));
+          this.track(this.options.open?.closed(shown.threadKey, (post) => post.messageId === shown.messageId));
         } else this.schedule(shown);
       });
     this.flushes.add(flushing);
@@ -182,14 +185,14 @@ export class DiscordProgress {
    * A new turn runs in the thread: the message its previous turn left on record is stopped, unless this process is
    * still finishing it (its final state not sent yet). Queued before the new turn's first post.
    */
-  private stopLeftOpen(threadId: string): void {
+  private stopLeftOpen(threadId: string, threadKey: string): void {
     const { open, transport, logger } = this.options;
     if (!open) return;
     const mine = (messageId: string) => [...this.turns.values()].some((shown) => shown.messageId === messageId);
     this.track(
       transport
         .inOrder(threadId, async () => {
-          const left = await open.leftOpen(threadId);
+          const left = await open.leftOpen(threadKey);
           if (left && !mine(left.messageId)) await transport.stopLeftOpen(threadId, left.messageId);
         })
         .catch((error: unknown) => logger.debug({ err: error }, 'could not stop a progress message left open')),

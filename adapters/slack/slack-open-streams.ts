@@ -15,5 +15,5 @@ export interface OpenStream {
 }
 
 export function openStreams(memory: PostMemory | undefined, logger: Logger): OpenPosts<OpenStream> {
-  return new OpenPosts<OpenStream>(memory, logger, 'slack-open-stream');
+  return new OpenPosts<OpenStream>(memory, logger);
 }

@@ -152,6 +152,12 @@ export type ReviewControl = 'accept' | 'revise' | 'discard';
  */
 /** Where adapters keep what they must know later about a post (`post:<platform>:<id>`, a value with its `threadKey`). */
 export const REMEMBERED_POST_PREFIX = 'post:';
+/**
+ * Where an adapter records the message a thread's running turn keeps changing (a Slack stream, a Discord progress
+ * message), so the thread's next turn can close one a dead process left; named by the thread, so forgetting the
+ * thread removes it.
+ */
+export const openPostKey = (threadKey: ThreadKey) => `open-post:${threadKey}`;
 
 export const ACTION_IDS = {
   accept: 'review.accept',

@@ -11,7 +11,7 @@
 
 import type { LogEntry } from '../agent/log-event.js';
 import { LockTimeoutError } from '../base/errors.js';
-import { REMEMBERED_POST_PREFIX, type ThreadKey } from '../ports/chat.js';
+import { openPostKey, REMEMBERED_POST_PREFIX, type ThreadKey } from '../ports/chat.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import type { Store } from '../ports/store.js';
 import { reportNames } from '../report/report-book.js';
@@ -83,6 +83,7 @@ export async function eraseThread(threadKey: ThreadKey, options: EraseOptions): 
           ...inbox.names,
           ...report.names,
           ...(options.posts?.get(threadKey) ?? []),
+          openPostKey(threadKey),
         ];
         const prefixes = [
           ...inbox.prefixes,

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEFT_OPEN_HEADER } from '../../adapters/discord/discord-progress-text.js';
+import { discordThreadKey } from '../../adapters/discord/discord-thread-key.js';
 import {
   callTool,
   type ScriptedModelServer,
@@ -14,6 +15,7 @@ import {
   say,
   startScriptedModelServer,
 } from '../../src/demo/scripted-model-server.js';
+import { openPostKey } from '../../src/ports/chat.js';
 import { type DiscordStandIn, startDiscordStandIn } from '../support/discord/discord-stand-in.js';
 import { heldReply } from '../support/held-reply.js';
 import { createRedisTestSpace, type RedisTestSpace } from '../support/redis.js';
@@ -96,7 +98,7 @@ describe('tally discord as a process', () => {
       () => botMessages().find((message) => message.content.startsWith('**Working…**')),
       30_000,
     );
-    const record = `${redis.keyPrefix}:kv:discord-open-progress:${threadId}`;
+    const record = `${redis.keyPrefix}:kv:${openPostKey(discordThreadKey(discord.ids.guildId, threadId))}`;
     await eventually('the progress message is on record', async () => (await redis.client.exists(record)) === 1);
     first.kill('SIGKILL');
     expect(await first.exited).toBe('SIGKILL');

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogEntry } from '../../src/agent/log-event.js';
 import { callTool, type ScriptContext, say } from '../../src/demo/scripted-model-server.js';
 import type { AuditRecord } from '../../src/ports/audit.js';
+import { openPostKey } from '../../src/ports/chat.js';
 import { REMOVED_TEXT, rememberedPosts } from '../../src/sessions/erase-thread.js';
 import { logKey } from '../../src/sessions/session-log.js';
 import { type SessionRecord, sessionKey } from '../../src/sessions/session-record.js';
@@ -230,6 +231,8 @@ describe.each([
   }, 300_000);
 
   it('forgets Alice from its own process while the service runs, and the service drops her kernel', async () => {
+    // What a process that died mid-turn leaves in her thread: the record of its open stream, named by the thread.
+    await store().set(openPostKey(fixture.threadKey(aliceTs)), { channel: 'C-left', ts: '1.1' });
     forgetRun = await tally(['forget', '--user', ALICE], cliEnv());
     expect(forgetRun.code, forgetRun.stderr).toBe(0);
     expect(forgetRun.stdout).toMatch(

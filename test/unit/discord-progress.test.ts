@@ -18,6 +18,7 @@ import {
 } from '../../adapters/discord/discord-progress-text.js';
 import { createLogger } from '../../src/base/logger.js';
 import type { ProgressTask, TurnProgress } from '../../src/ports/chat.js';
+import { openPostKey } from '../../src/ports/chat.js';
 import { createStore } from '../../src/store/create-store.js';
 
 const task = (id: string, title: string, status: ProgressTask['status'], output?: string): ProgressTask => ({
@@ -150,13 +151,13 @@ describe('a progress message a dead process left half-edited', () => {
     const logger = createLogger({ level: 'silent' });
     const store = await createStore({ sqlitePath: join(home, 'state.db'), logger });
     try {
-      const open = () => new OpenPosts<OpenProgress>(store, logger, 'discord-open-progress');
+      const open = () => new OpenPosts<OpenProgress>(store, logger);
       // A process posts a running turn's progress, and dies: its message stays on record.
       const dead = recording(5, 'dead-');
       const first = new DiscordProgress({ transport: dead.transport, open: open(), intervalMs: 50, logger });
       first.show('T1', turn({ turnId: 'dead-turn' }));
       await until(() => dead.calls.some((call) => call.kind === 'send'));
-      await expect.poll(() => store.get('discord-open-progress:T1')).toEqual({ messageId: 'dead-1' });
+      await expect.poll(() => store.get(openPostKey('T1'))).toEqual({ messageId: 'dead-1' });
 
       // Another process's next turn in that thread stops it before posting its own.
       const living = recording(5, 'living-');
@@ -172,7 +173,7 @@ describe('a progress message a dead process left half-edited', () => {
       await until(() => living.calls.filter((call) => call.kind === 'send').length === 2);
       second.show('T1', turn({ turnId: 'third-turn', state: 'done' }));
       // Turns that ended leave nothing on record once their final state is sent.
-      await expect.poll(() => store.get('discord-open-progress:T1')).toBeUndefined();
+      await expect.poll(() => store.get(openPostKey('T1'))).toBeUndefined();
       await second.close();
       expect(living.calls.filter((call) => call.kind === 'stop')).toHaveLength(1);
       await first.close();
