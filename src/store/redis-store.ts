@@ -30,7 +30,7 @@ import type { AuditLog } from './audit-log.js';
 import { type LockBackend, LockRunner } from './lock-runner.js';
 import { RedisAuditLog } from './redis-audit-log.js';
 import { RedisConnection, type RedisTarget } from './redis-client.js';
-import { CLUSTER_FAILOVER_WAIT_MS, RETRY_EVERY_MS } from './redis-cluster-failover.js';
+import { ClusterFailover } from './redis-cluster-failover.js';
 import { isConnectionError, reasonOf } from './redis-errors.js';
 import { APPEND_SCRIPT, RANGE_SCRIPT, TRIM_SCRIPT } from './redis-list-scripts.js';
 import { ACQUIRE_SCRIPT, EXTEND_SCRIPT, RELEASE_SCRIPT, STALE_WAITER_MS } from './redis-lock-scripts.js';
@@ -55,8 +55,7 @@ export class RedisStore implements Store {
   private auditTrail: RedisAuditLog | undefined;
   /** Whether the last `durable()` found its replicas: a change is logged, not every message. */
   private replicated = true;
-  /** Whether calls are waiting for a Cluster to promote a replica: the start and the end are logged once. */
-  private failingOver = false;
+  private readonly failover: ClusterFailover;
 
   private constructor(
     private readonly client: RedisConnection,
@@ -80,6 +79,7 @@ export class RedisStore implements Store {
       deserialize: (text) => JSON.parse(text),
     });
     this.locks = new LockRunner(this.lockBackend(), logger);
+    this.failover = new ClusterFailover(client, logger, () => this.closed);
   }
 
   /** Connects, or throws StoreUnavailableError naming where when Redis does not answer. */
@@ -270,34 +270,15 @@ export class RedisStore implements Store {
    * failover is over or CLUSTER_FAILOVER_WAIT_MS has passed.
    */
   private async call<T>(operation: () => Promise<T>): Promise<T> {
-    const deadline = Date.now() + CLUSTER_FAILOVER_WAIT_MS;
-    for (;;) {
+    if (this.closed) throw this.closedError();
+    try {
+      return await this.failover.run(operation);
+    } catch (error) {
       if (this.closed) throw this.closedError();
-      try {
-        const result = await operation();
-        if (this.failingOver) {
-          this.failingOver = false;
-          this.logger.warn({ redis: this.location }, 'redis cluster master changed (failover)');
-        }
-        return result;
-      } catch (error) {
-        if (this.client.retriesAfter(error) && !this.closed && Date.now() < deadline) {
-          if (!this.failingOver) {
-            this.failingOver = true;
-            this.logger.warn(
-              { redis: this.location, reason: reasonOf(error) },
-              'a redis cluster master does not answer: waiting for the cluster to promote its replica',
-            );
-          }
-          await sleep(RETRY_EVERY_MS);
-          await this.client.relearnSlots().catch(() => {});
-          continue;
-        }
-        if (isConnectionError(error)) {
-          throw new StoreUnavailableError(this.location, `Redis does not answer (${reasonOf(error)})`, error);
-        }
-        throw error;
+      if (isConnectionError(error)) {
+        throw new StoreUnavailableError(this.location, `Redis does not answer (${reasonOf(error)})`, error);
       }
+      throw error;
     }
   }
 
