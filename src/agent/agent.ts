@@ -1,6 +1,6 @@
 /**
  * The agent and one turn of it: the request's context (schema, shared files, knowledge), then the request opened
- * (open-request.ts: triage, playbook, plan) or a paused call resumed (resume-paused-call.ts), then the tool loop
+ * (open-request.ts: playbook, the request's messages) or a paused call resumed (resume-paused-call.ts), then the tool loop
  * that does the work, and what the thread is told at the end. Speaks only through posts.
  */
 import type { Logger } from '../base/logger.js';
@@ -17,7 +17,14 @@ import { DEFAULT_APPROX } from './grounding/ground-figures.js';
 import { keepGiven, keepToolResult } from './grounding/thread-evidence.js';
 import { answerInterruptedCalls } from './interrupted-calls.js';
 import { formatKnowledge, knowledgeFor, relevantKnowledge, topicOf } from './knowledge-prompt.js';
-import { openRequest } from './open-request.js';
+import {
+  clarifyRequest,
+  guidanceFor,
+  isTriageCall,
+  type OpenRequestOptions,
+  OUT_OF_SCOPE_TEXT,
+  openRequest,
+} from './open-request.js';
 import type { Playbook } from './playbooks.js';
 import { resumePausedCall } from './resume-paused-call.js';
 import { runToolLoop, toolSpecs } from './run-tool-loop.js';
@@ -28,6 +35,7 @@ import { renderPrompt, type Stage, type StagePrompts } from './stage-prompts.js'
 import { afterFailures, afterMs, afterSteps, afterTokens, whenAsked } from './stop-conditions.js';
 import type { AgentTool, ToolContext } from './tool.js';
 import { tracedToolCall } from './traced-tool-call.js';
+import { triageTool } from './triage.js';
 import { planSteps, TurnProgressTracker } from './turn-progress.js';
 import type { TurnRequest } from './turn-request.js';
 import { turnTools } from './turn-tools.js';
@@ -144,6 +152,33 @@ export class Agent {
     const pending = conversation.pending;
     delete conversation.pending;
     let plan = conversation.plan?.text ?? '';
+    const opening: OpenRequestOptions = {
+      llm: this.options.llm,
+      prompts: this.options.prompts,
+      logger: this.options.logger,
+      playbooks: this.options.playbooks ?? [],
+      databases: this.options.databases,
+      params: (stage) => this.params(stage, settings),
+    };
+    // Which playbook is followed is said once the work starts: not before a question or a decline of triage's.
+    let notice: string | undefined;
+    const announce = async () => {
+      if (notice) await emit({ kind: 'text', markdown: notice });
+      notice = undefined;
+    };
+    const prefix = { system, tools: toolSpecs(tools) };
+    /** What a multi-step request follows, found after `messages`: the plan becomes the turn's. */
+    const follow = async (messages: ChatMessage[]): Promise<string[]> => {
+      const guidance = await guidanceFor(request, prefix, opening, messages);
+      notice = guidance.notice;
+      if (guidance.plan) {
+        plan = guidance.plan;
+        conversation.plan = { text: plan, steps: [] };
+        if (conversation.inTurn) conversation.inTurn.plan = plan;
+        await progress.setPlan(planSteps(plan));
+      }
+      return guidance.messages;
+    };
     const resumes =
       (request.resume?.kind === 'continue' && conversation.inTurn) || (pending && pending.kind !== 'triage');
     // Before the turn's first request: a new request's message is not in the history yet, so one turn fewer is kept.
@@ -166,27 +201,30 @@ export class Agent {
             ).content
           : await resumed();
       conversation.messages.push({ role: 'tool', toolCallId: pending.callId, content });
+      if (pending.kind === 'tool' && isTriageCall(conversation.messages, pending.callId)) {
+        await clarifyRequest(request, pending);
+        if (pending.multiStep && settings.decompose !== 'on') {
+          for (const message of await follow(conversation.messages)) {
+            conversation.messages.push({ role: 'user', content: message });
+          }
+        }
+      }
     } else {
-      const opened = await openRequest(
-        request,
-        pending,
-        { system, tools: toolSpecs(tools), found, schema },
-        {
-          llm: this.options.llm,
-          prompts: this.options.prompts,
-          logger: this.options.logger,
-          playbooks: this.options.playbooks ?? [],
-          databases: this.options.databases,
-          params: (stage) => this.params(stage, settings),
-        },
-      );
-      if (typeof opened === 'string') return opened;
-      ({ plan } = opened);
+      const opened = await openRequest(request, pending, { ...prefix, found }, opening);
+      ({ plan, notice } = opened);
       if (plan) conversation.plan = { text: plan, steps: [] };
       else delete conversation.plan;
-      // The plan opens the turn's progress; the playbook notice then belongs to it (one streamed message).
       await progress.setPlan(planSteps(plan));
-      if (opened.notice) await emit({ kind: 'text', markdown: opened.notice });
+    }
+    // Triage found the request multi-step: what it follows is found for the history before triage's reply.
+    if (settings.decompose !== 'on') {
+      context.guidance = () =>
+        follow(
+          conversation.messages.slice(
+            0,
+            conversation.messages.findLastIndex((m) => m.role === 'assistant'),
+          ),
+        );
     }
     conversation.inTurn = { plan };
     await request.checkpoint?.();
@@ -212,6 +250,7 @@ export class Agent {
       },
       onToolCalls: (calls) => progress.requested(calls),
       beforeToolCall: async (call) => {
+        if (call.name !== triageTool.name) await announce();
         context.onRows = (rows) => void progress.rows(call, rows).catch(() => {});
         context.callId = call.id;
         await progress.started(call);
@@ -233,7 +272,14 @@ export class Agent {
       },
     });
     delete conversation.inTurn;
-    return finishTurn(result, conversation, emit);
+    if (result.reason !== 'asked' && result.reason !== 'ended') await announce();
+    const tables = databases.map((database) => database.name).join(', ');
+    return finishTurn(
+      result,
+      conversation,
+      emit,
+      (reason) => `${OUT_OF_SCOPE_TEXT}: ${reason}.\n\nWhat I can see (${tables}):\n${schema}`,
+    );
   }
 
   /** Summarises older turns when the history outgrows the budget, before any request of the turn is sent. */

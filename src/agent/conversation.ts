@@ -7,9 +7,12 @@ import type { Pause } from './pause.js';
 import type { SharedFileProfile } from './shared-file-profile.js';
 
 export type PendingQuestion =
-  /** The model called ask_user: the answer becomes that call's tool result. */
-  | { kind: 'tool'; callId: string; text: string; choices?: string[] }
-  /** Triage found the request ambiguous: the answer is added to the original request. */
+  /**
+   * The model called ask_user, or triage found the request ambiguous: the answer becomes that call's tool result
+   * (`multiStep`: then the request's playbook and plan follow).
+   */
+  | { kind: 'tool'; callId: string; text: string; choices?: string[]; multiStep?: true }
+  /** Triage asked, in a thread saved before triage moved into the act loop: the answer is added to the request. */
   | { kind: 'triage'; request: string; text: string; choices?: string[]; multiStep?: boolean }
   /** A drafted section awaits review: the decision becomes the draft_section call's result. */
   | ({ callId: string } & Extract<Pause, { kind: 'review' }>)

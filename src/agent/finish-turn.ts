@@ -13,7 +13,13 @@ export async function finishTurn(
   result: ToolLoopResult,
   conversation: Conversation,
   emit: (post: Post) => Promise<void>,
+  /** What the thread is told when triage found the data cannot answer the request. */
+  decline: (reason: string) => string,
 ): Promise<TurnOutcome> {
+  if (result.reason === 'ended') {
+    await emit({ kind: 'text', markdown: decline(result.end.reason) });
+    return 'out_of_scope';
+  }
   if (result.reason === 'answered') {
     await emit({ kind: 'text', markdown: result.text || '(no answer)' });
     return 'answered';
@@ -21,8 +27,8 @@ export async function finishTurn(
   if (result.reason === 'asked') {
     const { pause, callId } = result;
     if (pause.kind === 'question') {
-      const { kind: _, ...question } = pause;
-      conversation.pending = { kind: 'tool', callId, ...question };
+      const { kind: _, multiStep, ...question } = pause;
+      conversation.pending = { kind: 'tool', callId, ...question, ...(multiStep ? { multiStep } : {}) };
       await emit({ kind: 'question', ...question });
     } else {
       conversation.pending = { ...pause, callId };

@@ -35,11 +35,15 @@ export function knowledgeFor(knowledge: Knowledge, reader: Reader | undefined): 
   };
 }
 
-/** The pieces as text for the stage prompts ('' when none fit). */
+/**
+ * The pieces as text for the prompts ('' when none fit): each with its kind, and its database when they come from
+ * several. Not its file: every request of the turn repeats the text, and the model has no use for where it is kept.
+ */
 export function formatKnowledge(pieces: readonly KnowledgePiece[]): string {
   if (pieces.length === 0) return '';
+  const several = new Set(pieces.map((piece) => piece.database)).size > 1;
   const lines = pieces.map(
-    (piece) => `- ${piece.kind} (${piece.database}, ${piece.source}): ${piece.text.replace(/\n/g, '\n  ')}`,
+    (piece) => `- ${piece.kind}${several ? ` (${piece.database})` : ''}: ${piece.text.replace(/\n/g, '\n  ')}`,
   );
   return [
     'what the organisation knows about this data (follow its definitions; prefer its verified queries):',

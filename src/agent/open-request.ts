@@ -1,19 +1,19 @@
 /**
- * How a turn starts work on a new request (or on one whose triage question was just answered): triage (an
- * ambiguous request gets a question back, one the data cannot answer is told so), the playbook to follow, and the
- * plan when the request takes several steps. Triage and plan send what the act requests send (system prompt,
- * tools, history, the turn's message) with their instruction last, so the provider's prompt cache serves them.
+ * How a turn starts work on a request, and what a multi-step request follows. The request's own message (what was
+ * found for it, then the request) goes after the history. Triage is the model's first call in the act loop
+ * (triage.ts): a clear one-step request costs no request of its own and is given no method to follow; one triage
+ * finds multi-step gets the playbook that fits it and its plan as messages after that call. A thread that always
+ * plans (`decompose=on`) gets them before the work.
  */
 import type { Logger } from '../base/logger.js';
 import type { Database } from '../ports/database.js';
 import type { ChatMessage, CompletionParams, LlmClient, ToolSpec } from '../ports/llm.js';
 import { answerText, type PendingQuestion } from './conversation.js';
-import type { TurnOutcome } from './finish-turn.js';
 import { followPlaybook } from './follow-playbook.js';
+import { planRequest } from './plan-request.js';
 import type { Playbook } from './playbooks.js';
-import { renderPrompt, type Stage, type StagePrompts } from './stage-prompts.js';
-import { triage } from './triage.js';
-import { guidanceMessage, turnMessage } from './turn-message.js';
+import type { Stage, StagePrompts } from './stage-prompts.js';
+import { planMessage, turnMessage } from './turn-message.js';
 import type { TurnRequest } from './turn-request.js';
 
 /** How the thread is told a request is out of scope (triage found the data cannot answer it). */
@@ -32,109 +32,111 @@ export interface OpenRequestOptions {
   params: (stage: Stage) => CompletionParams;
 }
 
-/** What every request of the turn starts with, and what was found for this request. */
+/** What every request of the turn starts with. */
 export interface RequestPrefix {
   /** The act stage's system prompt: the same for the whole thread. */
   system: string;
   /** The act stage's tools, as sent. */
   tools: ToolSpec[];
-  /** The tables, shared files and knowledge found for this request: they go into the turn's message. */
-  found: string;
-  /** Everything the request may use, as text: what the thread is shown when the data cannot answer it. */
-  schema: string;
 }
 
-/** A request the turn goes on to work on: the plan (empty when there is none), the playbook, and its notice. */
-export interface OpenedRequest {
+/** What a multi-step request follows: the messages that say it (playbook, plan), the plan, the playbook notice. */
+export interface Guidance {
+  messages: string[];
   plan: string;
-  playbook: string;
   notice?: string;
 }
 
 /**
- * Starts work on a request (or on a request whose triage question was just answered): triage,
- * the playbook to follow, the plan. Returns the outcome when the turn ends here.
+ * Starts work on a request: its message goes into the history, and in a thread that always plans, what it follows.
+ * `pending` is a triage question asked before triage moved into the act loop (a thread saved by an earlier
+ * version): its answer is added to the request it asked about.
  */
 export async function openRequest(
   request: TurnRequest,
   pending: Extract<PendingQuestion, { kind: 'triage' }> | undefined,
-  prefix: RequestPrefix,
+  prefix: RequestPrefix & { found: string },
   options: OpenRequestOptions,
-): Promise<TurnOutcome | OpenedRequest> {
-  const { conversation, settings, emit } = request;
-  let plan = '';
+): Promise<Guidance> {
+  const { conversation, settings } = request;
   const text = pending
     ? `${pending.request}\n\n(Asked "${pending.text}", the user answered: ${answerText(pending, request.text)})`
     : request.text;
-  const message: ChatMessage = { role: 'user', content: turnMessage(text, prefix.found) };
-  const sent = (): ChatMessage[] => [{ role: 'system', content: prefix.system }, ...conversation.messages];
-  // A clarified request was triaged before its question; it is ranked and planned like any other.
-  let multiStep = pending?.multiStep ?? false;
-  if (!pending) {
-    const decision = await triage({
-      llm: options.llm,
-      prompt: options.prompts.triage,
-      params: options.params('triage'),
-      messages: [...sent(), message],
-      tools: prefix.tools,
-      signal: request.signal,
-      logger: options.logger,
-    });
-    if (decision.verdict === 'ambiguous' && decision.question) {
-      const choices = decision.choices ? { choices: decision.choices } : {};
-      conversation.pending = {
-        kind: 'triage',
-        request: text,
-        text: decision.question,
-        ...choices,
-        ...(decision.multi_step ? { multiStep: true } : {}),
-      };
-      await emit({ kind: 'question', text: decision.question, ...choices });
-      return 'asked';
-    }
-    if (decision.verdict === 'out_of_scope') {
-      const tables = (request.databases ?? options.databases).map((database) => database.name).join(', ');
-      await emit({
-        kind: 'text',
-        markdown: `${OUT_OF_SCOPE_TEXT}: ${decision.reason ?? 'it is not in these databases'}.\n\nWhat I can see (${tables}):\n${prefix.schema}`,
-      });
-      return 'out_of_scope';
-    }
-    multiStep = decision.multi_step ?? false;
+  conversation.request = text;
+  await request.log({ kind: 'request', text });
+  conversation.messages.push({ role: 'user', content: turnMessage(text, prefix.found) });
+  delete conversation.playbook;
+  if (settings.decompose !== 'on' && !(settings.decompose === 'auto' && pending?.multiStep)) {
+    return { messages: [], plan: '' };
   }
-  const { playbook, notice } = await followPlaybook(text, conversation, request, {
+  const guidance = await guidanceFor(request, prefix, options, conversation.messages);
+  for (const content of guidance.messages) conversation.messages.push({ role: 'user', content });
+  return guidance;
+}
+
+/**
+ * What the request being worked on follows, found multi-step: the playbook that fits it and, unless the thread
+ * never plans, the plan the plan stage writes after `messages` (the history the request ends).
+ */
+export async function guidanceFor(
+  request: TurnRequest,
+  prefix: RequestPrefix,
+  options: OpenRequestOptions,
+  messages: ChatMessage[],
+): Promise<Guidance> {
+  const { conversation } = request;
+  const { playbook, notice } = await followPlaybook(conversation.request ?? request.text, conversation, request, {
     playbooks: options.playbooks,
     databases: options.databases,
     ...(options.llm.embed ? { embed: options.llm.embed } : {}),
     logger: options.logger,
   });
-  if (settings.decompose === 'on' || (settings.decompose === 'auto' && multiStep)) {
-    plan = await planRequest([...sent(), message], prefix.tools, playbook, request.signal, options);
-    await request.log({ kind: 'post', post: 'text', text: `Plan:\n${plan}` });
-  }
-  conversation.request = text;
-  await request.log({ kind: 'request', text });
-  conversation.messages.push(message);
-  const guidance = guidanceMessage(playbook, plan);
-  if (guidance) conversation.messages.push({ role: 'user', content: guidance });
-  return { plan, playbook, ...(notice ? { notice } : {}) };
+  const plan =
+    request.settings.decompose === 'off' ? '' : await writePlan(request, prefix, options, messages, playbook);
+  return {
+    messages: [playbook, plan ? planMessage(plan) : ''].filter(Boolean),
+    plan,
+    ...(notice ? { notice } : {}),
+  };
 }
 
-/** The plan stage: the steps the model means to take to answer the request (the last message of `sent`). */
-async function planRequest(
-  sent: ChatMessage[],
-  tools: ToolSpec[],
-  playbook: string,
-  signal: AbortSignal,
+/** A question triage asked was answered: the request as clarified, so what follows is chosen for it. */
+export async function clarifyRequest(
+  request: TurnRequest,
+  pending: Extract<PendingQuestion, { kind: 'tool' }>,
+): Promise<void> {
+  const { conversation } = request;
+  const text = `${conversation.request ?? ''}\n\n(Asked "${pending.text}", the user answered: ${answerText(pending, request.text)})`;
+  conversation.request = text;
+  await request.log({ kind: 'request', text });
+}
+
+/** Whether the call `callId` of the history is a triage call. */
+export function isTriageCall(messages: readonly ChatMessage[], callId: string): boolean {
+  return messages.some(
+    (message) =>
+      message.role === 'assistant' &&
+      (message.toolCalls ?? []).some((call) => call.id === callId && call.name === 'triage'),
+  );
+}
+
+/** The plan of the request `messages` end with (the plan stage), logged as the thread sees it. */
+async function writePlan(
+  request: TurnRequest,
+  prefix: RequestPrefix,
   options: OpenRequestOptions,
+  messages: ChatMessage[],
+  playbook: string,
 ): Promise<string> {
-  const prompt = options.prompts.plan;
-  const completion = await options.llm.complete({
-    messages: [...sent, { role: 'user', content: renderPrompt(prompt.template, { playbook }) }],
-    tools,
-    toolChoice: 'none',
+  const plan = await planRequest({
+    llm: options.llm,
+    prompt: options.prompts.plan,
     params: options.params('plan'),
-    signal,
+    messages: [{ role: 'system', content: prefix.system }, ...messages],
+    tools: prefix.tools,
+    playbook,
+    signal: request.signal,
   });
-  return completion.message.content?.trim() ?? '';
+  await request.log({ kind: 'post', post: 'text', text: `Plan:\n${plan}` });
+  return plan;
 }

@@ -41,6 +41,8 @@ export type ToolLoopResult =
   | { reason: 'answered'; text: string; state: LoopState }
   /** A tool paused the turn (question, review, approval); its call is answered when the turn resumes. */
   | { reason: 'asked'; pause: Pause; callId: string; state: LoopState }
+  /** A tool ended the turn without an answer of the model's (triage: the data cannot answer the request). */
+  | { reason: 'ended'; end: NonNullable<ToolOutcome['end']>; state: LoopState }
   | { reason: Exclude<StopReason, 'asked'>; state: LoopState; failures: string[] };
 
 /** Tools whose failures count towards the repair limit. */
@@ -60,6 +62,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
   };
   const failures: string[] = [];
   let paused: { pause: Pause; callId: string } | undefined;
+  let ended: ToolOutcome['end'];
   let reason: StopReason | undefined;
   do {
     const completion = await llm.complete({
@@ -83,6 +86,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     }
     state.lastTools = completion.toolCalls.map((call) => call.name);
     await options.onToolCalls?.(completion.toolCalls);
+    const following: string[] = [];
     for (const call of completion.toolCalls) {
       await options.beforeToolCall?.(call);
       const outcome = await tracedToolCall(options.tracing ?? NO_TRACING, call, () => runCall(byName, call, context));
@@ -92,6 +96,8 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
         state.asked = true;
         continue; // its tool result is the person's answer or decision, added when the turn resumes
       }
+      ended ??= outcome.end;
+      following.push(...(outcome.messages ?? []));
       messages.push({ role: 'tool', toolCallId: call.id, content: outcome.content });
       await options.checkpoint?.();
       if (REPAIRABLE.has(call.name)) {
@@ -104,6 +110,13 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
         }
       }
     }
+    // After every call of the reply has its result (a user message may not come between them; a paused call's
+    // result comes when the turn resumes, so then they are left out).
+    if (following.length > 0 && !paused) {
+      for (const content of following) messages.push({ role: 'user', content });
+      await options.checkpoint?.();
+    }
+    if (ended && !paused) return { reason: 'ended', end: ended, state };
     reason = firstStop(options.stopWhen, state);
   } while (reason === undefined);
   if (reason === 'asked' && paused) return { reason: 'asked', ...paused, state };

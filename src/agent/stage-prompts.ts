@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { PromptFileError } from '../base/errors.js';
 import { splitFrontMatter } from './front-matter.js';
 
-export const STAGES = ['triage', 'plan', 'act', 'review', 'answer'] as const;
+export const STAGES = ['plan', 'act', 'review', 'answer'] as const;
 export type Stage = (typeof STAGES)[number];
 
 const frontMatter = z

@@ -29,6 +29,11 @@ export interface ToolContext {
   reviewFigures?: FigureReview;
   /** The knowledge store, for verified queries. */
   knowledge?: Knowledge;
+  /**
+   * What a request triage found multi-step follows, as messages: the playbook that fits it and its plan (which
+   * becomes the turn's plan). Absent when the thread always plans: it was given before the work.
+   */
+  guidance?: () => Promise<string[]>;
 }
 
 /** A cell as a tool reports it; author, figures and time are filled in by the workbench. */
@@ -87,6 +92,10 @@ export interface ToolOutcome {
   failed?: boolean;
   /** The turn pauses here until a person answers, decides or approves; the call's result comes then. */
   pause?: Pause;
+  /** The turn ends here, with no answer of the model's: triage found the data cannot answer the request. */
+  end?: { kind: 'out_of_scope'; reason: string };
+  /** Messages (from the user's side) that follow the reply's tool results: what a multi-step request follows. */
+  messages?: string[];
 }
 
 export interface AgentTool<A = unknown> {

@@ -1,64 +1,47 @@
 /**
- * The triage stage: can this request be answered from the data, is it ambiguous, or out of scope? It
- * repeats the act request's prefix (the same system prompt, tools and history, then the turn's message)
- * and adds its instruction last, so the provider's prompt cache serves all but that instruction.
+ * Triage, folded into the turn's first act request: the model calls `triage` first when a new request is
+ * ambiguous (the thread gets its question), when the data cannot answer it (the turn ends with a decline that
+ * names what is missing), or when it takes several steps (it is given the playbook that fits and a plan, as
+ * messages after the call). A clear one-step request needs no triage: the model starts the work, no request is
+ * spent on deciding that, and no method is given to a lookup.
  */
 import { z } from 'zod';
-import type { Logger } from '../base/logger.js';
-import type { ChatMessage, CompletionParams, LlmClient, ToolSpec } from '../ports/llm.js';
-import { renderPrompt, type StagePrompt } from './stage-prompts.js';
 import { defineTool } from './tool.js';
-import { parseToolArguments } from './tool-schema.js';
 
 const decision = z.object({
   verdict: z.enum(['answerable', 'ambiguous', 'out_of_scope']),
   reason: z.string().optional(),
   question: z.string().optional(),
   choices: z.array(z.string()).max(5).optional(),
-  multi_step: z.boolean().optional().describe('True when the request needs several analysis steps.'),
+  multi_step: z.boolean().optional(),
 });
 
 export type TriageDecision = z.infer<typeof decision>;
 
-/**
- * Listed with the turn's tools so triage and the act requests send the same tool list; called in the
- * act stage (it should not be), it says the decision was made.
- */
+/** What the model reads after a triage that lets the work go on. */
+export const GO_ON = 'Go on with the work.';
+
 export const triageTool = defineTool({
   name: 'triage',
-  description: 'Record whether the request can be answered from the data. Only when asked to triage a request.',
+  description:
+    'First call on a new request that is ambiguous, out of scope or multi-step; a clear one-step one needs none.',
   schema: decision,
-  async execute() {
-    return { content: 'The request was triaged already: go on with the work.' };
+  async execute(value, context) {
+    if (value.verdict === 'ambiguous' && value.question) {
+      const choices = value.choices && value.choices.length > 0 ? { choices: value.choices } : {};
+      const multiStep = value.multi_step ? { multiStep: true as const } : {};
+      return {
+        content: '(waiting for the user)',
+        pause: { kind: 'question', text: value.question, ...choices, ...multiStep },
+      };
+    }
+    if (value.verdict === 'out_of_scope') {
+      return {
+        content: 'The user was told the data cannot answer this request.',
+        end: { kind: 'out_of_scope', reason: value.reason ?? 'it is not in these databases' },
+      };
+    }
+    const messages = value.multi_step && context.guidance ? await context.guidance() : [];
+    return messages.length > 0 ? { content: `${GO_ON} What to follow comes next.`, messages } : { content: GO_ON };
   },
 });
-
-export async function triage(options: {
-  llm: LlmClient;
-  prompt: StagePrompt;
-  params: CompletionParams;
-  /** The act request's messages: system prompt, history, the turn's message. */
-  messages: ChatMessage[];
-  /** The act request's tools, the triage tool among them. */
-  tools: ToolSpec[];
-  signal: AbortSignal;
-  logger: Logger;
-}): Promise<TriageDecision> {
-  const completion = await options.llm.complete({
-    messages: [...options.messages, { role: 'user', content: renderPrompt(options.prompt.template, {}) }],
-    tools: options.tools,
-    toolChoice: { name: triageTool.name },
-    params: options.params,
-    signal: options.signal,
-  });
-  const call = completion.toolCalls.find((candidate) => candidate.name === triageTool.name);
-  const parsed = call ? parseToolArguments(triageTool.schema, call.arguments, triageTool.name) : undefined;
-  if (parsed?.ok) {
-    const value = parsed.value as TriageDecision;
-    // A question without a question is no question: go ahead instead of asking nothing.
-    if (value.verdict === 'ambiguous' && !value.question) return { ...value, verdict: 'answerable' };
-    return value;
-  }
-  options.logger.warn({ content: completion.message.content?.slice(0, 200) }, 'triage gave no decision; going ahead');
-  return { verdict: 'answerable' };
-}

@@ -20,14 +20,7 @@ export function requestOfTurnMessage(content: string): string {
   return content.startsWith(FOUND_HEADING) && at >= 0 ? content.slice(at + REQUEST_HEADING.length + 3) : content;
 }
 
-/** The guidance the turn follows, after triage: the playbook and the plan (empty when there is neither). */
-export function guidanceMessage(playbook: string, plan: string): string {
-  return [
-    playbook,
-    plan
-      ? `Plan to follow (give each tool call the plan_step it works on, so the thread sees how far you are):\n${plan}`
-      : '',
-  ]
-    .filter(Boolean)
-    .join('\n\n');
+/** The plan a request follows: a message of its own (a thread that always plans), or triage's result. */
+export function planMessage(plan: string): string {
+  return `Plan to follow (give each tool call the plan_step it works on, so the thread sees how far you are):\n${plan}`;
 }

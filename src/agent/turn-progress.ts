@@ -12,6 +12,8 @@ import type { ToolOutcome } from './tool.js';
 
 /** Tools whose failure and retry make a repair. */
 const REPAIRABLE = new Set(['run_python', 'run_sql', 'load_dataframe']);
+/** Calls that are no work to show: triage decides what the turn does (its question, decline or plan shows that). */
+const UNSHOWN = new Set(['triage']);
 /** Extraction row counts are posted at most this often. */
 const ROWS_EVERY_MS = 250;
 
@@ -53,13 +55,15 @@ export class TurnProgressTracker {
 
   /** The model asked for these calls: each is a pending task. */
   async requested(calls: ToolCall[]): Promise<void> {
-    for (const call of calls) {
+    const shown = calls.filter((call) => !UNSHOWN.has(call.name));
+    for (const call of shown) {
       this.progress.tasks.push({ id: call.id, title: taskTitle(call), status: 'pending', ...details(call) });
     }
-    if (calls.length > 0) await this.post();
+    if (shown.length > 0) await this.post();
   }
 
   async started(call: ToolCall): Promise<void> {
+    if (UNSHOWN.has(call.name)) return;
     const task = this.task(call);
     task.status = 'in_progress';
     task.startedAt = this.now();
@@ -77,6 +81,7 @@ export class TurnProgressTracker {
   }
 
   async finished(call: ToolCall, outcome: ToolOutcome): Promise<void> {
+    if (UNSHOWN.has(call.name)) return;
     const task = this.task(call);
     task.endedAt = this.now();
     const failed = outcome.failed ?? false;

@@ -82,8 +82,8 @@ export type ScriptStep =
 
 /** The model answers with text. */
 /**
- * What the request's `tool_choice` asks: the name of the tool it forces (tally's triage forces `triage`),
- * `none` when it lists tools but allows no call (tally's plan), undefined when the model may choose.
+ * What the request's `tool_choice` asks: the name of the tool it forces, `none` when it lists tools but allows no
+ * call (tally's plan), undefined when the model may choose.
  */
 export function toolChoiceOf(context: ScriptContext): string | undefined {
   const choice = context.body.tool_choice;
@@ -92,8 +92,12 @@ export function toolChoiceOf(context: ScriptContext): string | undefined {
   return typeof forced === 'string' ? forced : undefined;
 }
 
-/** Whether the request is tally's triage (it forces the `triage` tool). */
-export const isTriageRequest = (context: ScriptContext): boolean => toolChoiceOf(context) === 'triage';
+/**
+ * Whether the model has not replied yet in the thread: the first act request of its first request, where tally's
+ * act prompt asks for `triage` when the request is not a clear one-step question.
+ */
+export const isFirstRequest = (context: ScriptContext): boolean =>
+  toolChoiceOf(context) === undefined && !context.messages.some((message) => message.role === 'assistant');
 
 /** Whether the request is tally's plan stage (tools listed, none allowed). */
 export const isPlanRequest = (context: ScriptContext): boolean => toolChoiceOf(context) === 'none';

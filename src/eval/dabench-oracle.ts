@@ -1,13 +1,13 @@
 /**
- * The scripted oracle for DABench: a stand-in for a model that knows the labels. It triages every
- * request as answerable and answers each question as a careful model would: first a cell that
+ * The scripted oracle for DABench: a stand-in for a model that knows the labels. Every question is a clear one-step
+ * request (no triage), answered as a careful model would: first a cell that
  * prints the values it will state, then the answer in the benchmark's `@name[value]` format, so the
  * answer's figures are grounded in a tool result as tally checks them. The cell reads the labels,
  * it does not compute them (see {@link labelCell}): the oracle proves the harness (sharing, the
  * thread, the tools, number grounding, scoring, the summary) end to end without a model; its
  * accuracy says nothing about any model. `tally eval` uses it when no LLM_BASE_URL is set.
  */
-import { callTool, isTriageRequest, type ScriptContext, type ScriptStep, say } from '../demo/scripted-model-server.js';
+import { callTool, type ScriptContext, type ScriptStep, say } from '../demo/scripted-model-server.js';
 import type { DabenchItem } from './dabench-suite.js';
 
 /** How the oracle answers one question, given the conversation so far. */
@@ -55,8 +55,8 @@ export const answerFromLabels: OracleAnswer = (item, context) => {
 /**
  * A script for `items`: one context-driven step per model request (cases run in parallel, so each
  * step finds its question in the conversation), enough for `requestsPerCase` requests each. A case
- * answered by {@link answerFromLabels} takes three (triage, the cell, the answer); one more is left
- * for an answer that gets a review note on its figures and is given again.
+ * answered by {@link answerFromLabels} takes two (the cell, the answer); two more are left for an
+ * answer that gets a review note on its figures and is given again.
  */
 export function dabenchOracle(
   items: DabenchItem[],
@@ -66,7 +66,6 @@ export function dabenchOracle(
   // Longest first: a question that is a prefix of another must not take its place.
   const byLength = [...items].sort((left, right) => right.question.length - left.question.length);
   const step = (context: ScriptContext): ScriptStep => {
-    if (isTriageRequest(context)) return callTool('triage', { verdict: 'answerable', multi_step: false });
     const asked = context.messages.find((message) => message.role === 'user')?.content;
     const item = byLength.find((candidate) => String(asked ?? '').includes(candidate.question));
     return item ? answer(item, context) : say('I do not know this question.');

@@ -31,6 +31,11 @@ export interface EvalCase {
    * which is not a part: golden cases also score it as a part, DABench cases (null) do not.
    */
   playbook?: string | null;
+  /**
+   * The playbook that fits the request, for the ranking's calibration, where the agent should follow another
+   * (a one-step lookup fits a playbook but is given none: only a request triage finds multi-step is).
+   */
+  rankedPlaybook?: string | null;
   /** Scores what the thread showed, one part per thing checked. */
   score(outcome: CaseOutcome): PartScore[];
   /** DABench only: scores the answer as the benchmark's published script does, beside `score`. */
@@ -104,7 +109,7 @@ export interface CaseResult {
   correct: boolean;
   parts: PartScore[];
   answer: string;
-  /** Tool calls the agent made, and how many of them failed (and were repaired or given up). */
+  /** Tool calls the agent made (triage aside), and how many of them failed (and were repaired or given up). */
   toolCalls: number;
   failedToolCalls: number;
   tokens: CaseTokens;

@@ -92,7 +92,7 @@ export function playbookChoiceCases(sources: PlaybookChoiceSources): PlaybookCho
     ...sources.golden.map((evalCase) => ({
       id: evalCase.id,
       request: clarified(evalCase.message, evalCase.answers?.[0]),
-      expected: evalCase.playbook ?? null,
+      expected: (evalCase.rankedPlaybook === undefined ? evalCase.playbook : evalCase.rankedPlaybook) ?? null,
     })),
     ...(sources.playbooks ?? []).flatMap((playbook) =>
       playbook.ask ? [{ id: `ask-${playbook.file}`, request: playbook.ask, expected: playbook.file }] : [],

@@ -73,7 +73,8 @@ export async function runCase(evalCase: EvalCase, threadKey: ThreadKey, context:
   }
   const posts = context.threads.of(threadKey);
   const log = await context.store.range<LogEntry>(logKey(threadKey));
-  const calls = log.filter((entry) => entry.kind === 'tool_call');
+  // Triage decides what the turn does; the calls counted are the work.
+  const calls = log.filter((entry) => entry.kind === 'tool_call' && entry.tool !== 'triage');
   const error = posts.findLast((post): post is Extract<Post, { kind: 'error' }> => post.kind === 'error')?.text;
   return {
     outcome: await outcomeOf(posts, context.store, threadKey),

@@ -116,7 +116,8 @@ describe('the agent', () => {
 
     await fixture.say('2');
     expect(sentToModel(1)).toContain('Show me churn');
-    expect(sentToModel(1)).toContain('the user answered: Churned customers');
+    // The answer is triage's call result; the request stays as it was sent, before it.
+    expect(sentToModel(1)).toContain('The user answered: Churned customers');
     expect(postsOf(fixture.posts, 'question').at(-1)?.text).toBe('Train tables only, or also the _new ones?');
 
     await fixture.say('both');
@@ -153,7 +154,11 @@ describe('the agent', () => {
       return [churny, drivers, churny && drivers ? 1 : 0, 0.05];
     };
     fixture = await startTallyFixture(
-      [callTool('triage', { verdict: 'answerable' }), say('Contract type matters most.')],
+      [
+        callTool('triage', { verdict: 'answerable', multi_step: true }),
+        say('1. Churn rate per segment.'),
+        say('Contract type matters most.'),
+      ],
       { LLM_EMBEDDING_MODEL: 'scripted-embedding' },
       { embed },
     );

@@ -109,16 +109,20 @@ beforeAll(async () => {
       callTool('run_python', { code: PRINT }),
       callTool('draft_section', { title: 'Top earners', markdown: TOP }),
       say('The top earners are in the report.'),
-      // The same asked of SQL: the query behind the numbers becomes a verified query. He is offered his playbook.
-      callTool('triage', { verdict: 'answerable' }),
+      // The same asked of SQL: the query behind the numbers becomes a verified query. Triaged multi-step, he is
+      // offered his playbook.
+      callTool('triage', { verdict: 'answerable', multi_step: true }),
+      say('1. Query the two top salaries.\n2. Draft the section.'),
       seen('finnPlaybook', callTool('run_sql', { sql: TOP_SQL, database: 'finance' })),
       callTool('draft_section', { title: 'Top two salaries', markdown: TOP }),
       say('The SQL agrees.'),
-      // Ann, on Slack.
-      seen('annTriage', callTool('triage', { verdict: 'answerable' })),
+      // Ann, on Slack: triaged multi-step too, so a playbook would be given if one were hers.
+      seen('annTriage', callTool('triage', { verdict: 'answerable', multi_step: true })),
+      say('1. Look for salary data.'),
       seen('annAct', say('I have no salary data to answer that from.')),
       // Ann, at the console.
-      seen('consoleTriage', callTool('triage', { verdict: 'answerable' })),
+      seen('consoleTriage', callTool('triage', { verdict: 'answerable', multi_step: true })),
+      say('1. Look for salary data.'),
       seen('consoleAct', say('I have no salary data to answer that from.')),
     ],
     {

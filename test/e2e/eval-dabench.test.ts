@@ -125,7 +125,7 @@ describe('tally eval on DABench (scripted oracle)', () => {
     expect(summary.tokens.cached).toBeGreaterThan(0);
     expect(Object.keys(summary.byLevel).sort()).toEqual(['easy', 'hard', 'medium']);
     expect(summary.byConcept['Summary Statistics']?.cases).toBeGreaterThan(0);
-    expect(results.every((result) => result.tokens.prompt > 0 && result.modelCalls >= 3)).toBe(true);
+    expect(results.every((result) => result.tokens.prompt > 0 && result.modelCalls >= 2)).toBe(true);
     // The CSV was shared into the thread as a person would: the model was told where it is.
     expect(JSON.stringify(server.chatRequests.at(-1)?.body)).toContain('/inputs/uploads/');
     // Each case printed its values in a cell before stating them: every figure is grounded.

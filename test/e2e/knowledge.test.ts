@@ -1,6 +1,6 @@
 /**
  * The knowledge store in a thread, end to end (MariaDB telco_db, real sandbox, the openai SDK
- * against the scripted model): the definition a request uses reaches the triage and act prompts, the
+ * against the scripted model): the definition a request uses reaches the act prompt, the
  * verified query that answers it is offered as a tool and, when run, the thread says so and the
  * report's cells name it; a request the store does not cover gets none of it.
  */
@@ -26,10 +26,7 @@ let fixture: TallyFixture;
 
 beforeAll(async () => {
   fixture = await startTallyFixture([
-    (context) => {
-      seen(context);
-      return callTool('triage', { verdict: 'answerable' });
-    },
+    // A clear request: no triage, the first act request runs the query.
     (context) => {
       seen(context);
       return callTool('run_verified_query', { name: QUERY });
@@ -42,10 +39,6 @@ beforeAll(async () => {
     say(`Done: the counts use the verified query "${QUERY}".`),
     (context) => {
       seen(context);
-      return callTool('triage', { verdict: 'answerable' });
-    },
-    (context) => {
-      seen(context);
       return say('Nothing to do here.');
     },
   ]);
@@ -55,16 +48,16 @@ afterAll(async () => {
 });
 
 describe('what tally knows, in a thread', () => {
-  it('gives triage and the work the definition the request uses, and offers the verified query', async () => {
+  it('gives the work the definition the request uses, and offers the verified query', async () => {
     await fixture.say('How many active customers do we have per internet service? Write it up.');
-    for (const prompt of prompts.slice(0, 2)) {
+    for (const prompt of prompts.slice(0, 1)) {
       expect(prompt).toContain('what the organisation knows about this data');
       expect(prompt).toContain(
         "has not churned (user_churn.Churn = 'No') and has been a customer for at least one whole month",
       );
       expect(prompt).toContain(`verified query "${QUERY}" (verified by telco analytics team)`);
     }
-    expect(tools[1]).toContain('run_verified_query');
+    expect(tools[0]).toContain('run_verified_query');
   });
 
   it('says in the thread that the verified query was used, and the section rests on it', async () => {
@@ -88,8 +81,9 @@ describe('what tally knows, in a thread', () => {
 
   it('adds nothing to the prompts of a request the store does not cover, and keeps the same tools', async () => {
     await fixture.say('Plot the weather in Lisbon last week');
-    for (const prompt of prompts.slice(2)) expect(prompt).not.toContain('what the organisation knows');
+    expect(prompts).toHaveLength(2);
+    for (const prompt of prompts.slice(1)) expect(prompt).not.toContain('what the organisation knows');
     // The tool list is the same on every request of the thread, so the provider can cache the prefix.
-    expect(tools.at(-1)).toEqual(tools[1]);
+    expect(tools.at(-1)).toEqual(tools[0]);
   });
 });

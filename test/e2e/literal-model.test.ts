@@ -38,17 +38,19 @@ const failures = (results: CaseResult[]) =>
 
 const correctOf = (results: CaseResult[]) => results.filter((result) => result.correct).length;
 
-/** What the triage requests the model received showed it: the system prompt and the user's messages. */
+/**
+ * What the first request of each case showed the model (where it triages): the system prompt and the user's
+ * messages, before any reply of its own.
+ */
 const triagePrompts = (fixture: EvalFixture | undefined): string[] =>
   (fixture?.server.chatRequests ?? [])
-    .map((request) => request.body ?? {})
-    .filter((body) => JSON.stringify(body.tool_choice ?? '').includes('"name":"triage"'))
-    .map(
-      (body) =>
-        (body.messages as Array<{ role?: unknown; content?: unknown }> | undefined)
-          ?.filter((message) => message.role === 'system' || message.role === 'user')
-          .map((message) => String(message.content ?? ''))
-          .join('\n\n') ?? '',
+    .map((request) => (request.body?.messages ?? []) as Array<{ role?: unknown; content?: unknown }>)
+    .filter((messages) => !messages.some((message) => message.role === 'assistant'))
+    .map((messages) =>
+      messages
+        .filter((message) => message.role === 'system' || message.role === 'user')
+        .map((message) => String(message.content ?? ''))
+        .join('\n\n'),
     );
 
 beforeAll(async () => {

@@ -11,8 +11,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/base/logger.js';
 import {
-  callTool,
-  isTriageRequest,
   type ScriptedModelServer,
   type ScriptStep,
   say,
@@ -80,9 +78,8 @@ async function inCluster(): Promise<Deployment> {
   };
 }
 
-/** Any request: triage says answerable; the act request answers the question it was asked. */
+/** Any request: the act request answers the question it was asked. */
 const answer: ScriptStep = (context) => {
-  if (isTriageRequest(context)) return callTool('triage', { verdict: 'answerable' });
   const asked = context.messages
     .filter((message) => message.role === 'user')
     .map((message) => String(message.content ?? ''))

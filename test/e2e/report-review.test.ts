@@ -214,7 +214,11 @@ describe('the reviewed report', () => {
     expect(await readFile(saved, 'utf8')).toBe(draft.markdown.replace(/\n---\n/, `\nthread: ${fixture.thread}\n---\n`));
 
     await fixture.stop();
-    await fixture.restart([callTool('triage', { verdict: 'answerable' }), say('ok')]);
+    await fixture.restart([
+      callTool('triage', { verdict: 'answerable', multi_step: true }),
+      say('1. Contracts per customer.'),
+      say('ok'),
+    ]);
     await fixture.say('customer contract overview for the new quarter', `${fixture.thread}:next`);
     const followed = fixture.posts.filter(
       ({ threadKey, post }) => threadKey === `${fixture.thread}:next` && post.kind === 'text',

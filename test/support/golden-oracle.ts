@@ -21,8 +21,8 @@
 import { requestOfTurnMessage } from '../../src/agent/turn-message.js';
 import {
   callTool,
+  isFirstRequest,
   isPlanRequest,
-  isTriageRequest,
   type ScriptContext,
   type ScriptReply,
   type ScriptStep,
@@ -163,7 +163,7 @@ const TRAIN_TABLES = ['user_demographics', 'user_services', 'user_payments', 'us
 
 const KNOWLEDGE_HEADING = 'what the organisation knows about this data';
 
-/** The knowledge lines of a system prompt (`- definition (telco_db, …): …`), first lines only. */
+/** The knowledge lines of a prompt (`- definition: …`, `- definition (telco_db): …` from several), first lines only. */
 export function knowledgeLines(system: string): string[] {
   const start = system.indexOf(KNOWLEDGE_HEADING);
   if (start < 0) return [];
@@ -182,10 +182,10 @@ interface Definition {
   sql: string;
 }
 
-/** The definitions in the prompt: `- definition (db, file): <name> (also: a, b): <text> SQL: <sql>`. */
+/** The definitions in the prompt: `- definition[ (db)]: <name> (also: a, b): <text> SQL: <sql>`. */
 function definitionsIn(system: string): Definition[] {
   return knowledgeLines(system).flatMap((line) => {
-    const parsed = /^- definition \([^)]*\): (.+?)(?: \(also: ([^)]*)\))?: .*?(?: SQL: (.*))?$/.exec(line);
+    const parsed = /^- definition(?: \([^)]*\))?: (.+?)(?: \(also: ([^)]*)\))?: .*?(?: SQL: (.*))?$/.exec(line);
     if (!parsed?.[1]) return [];
     const synonyms = parsed[2]?.split(', ') ?? [];
     return [{ line, name: parsed[1], synonyms, sql: parsed[3] ?? '' }];
@@ -206,7 +206,7 @@ function definitionFor(prompt: ActPrompt, by: 'name' | 'synonym'): Definition | 
 function verifiedQueryFor(prompt: ActPrompt): string | undefined {
   const request = prompt.request.toLowerCase();
   for (const line of knowledgeLines(prompt.system)) {
-    const name = /^- query \([^)]*\): verified query "([^"]+)"/.exec(line)?.[1];
+    const name = /^- query(?: \([^)]*\))?: verified query "([^"]+)"/.exec(line)?.[1];
     if (name && request.includes(name.toLowerCase())) {
       prompt.saw(line);
       return name;
@@ -488,7 +488,8 @@ function toolResults(context: ScriptContext): ToolResult[] {
     .map((message) => ({
       name: names.get(String(message.tool_call_id)) ?? '',
       content: String(message.content ?? ''),
-    }));
+    }))
+    .filter((result) => result.name !== 'triage');
 }
 
 export interface GoldenOracleOptions {
@@ -512,8 +513,9 @@ export function goldenOracleStep(options: GoldenOracleOptions = {}): (context: S
     const found = messages.find((candidate) => request.startsWith(candidate.message));
     const oracle = found ? cases[found.id] : undefined;
     if (!found || !oracle) return say(`oracle: no golden case starts like this request: ${request.slice(0, 80)}`);
-    if (isTriageRequest(context)) return callTool('triage', oracle.triage);
     if (isPlanRequest(context)) return say(oracle.plan ?? '1. Query the tables.\n2. Answer.');
+    // Triage is the first call of a request that is not a clear one-step question; a clear one starts at once.
+    if (isFirstRequest(context) && oracle.triage !== ANSWERABLE) return callTool('triage', oracle.triage);
     // What the prompts show: the system prompt, and the turn's own message with what was found for it.
     const system = context.messages
       .filter((message) => message.role === 'system' || message.role === 'user')

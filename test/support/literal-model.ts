@@ -1,6 +1,6 @@
 /**
  * A scripted model that follows its prompts literally (issue 22): it knows only the sources listed
- * under "Databases, tables and shared files" in the stage prompts it is sent. At triage it finds the
+ * under "Databases, tables and shared files" in the stage prompts it is sent. In its first reply (triage) it finds the
  * columns a request uses and declines the request (`out_of_scope`, naming the columns) unless every
  * one of them is listed there; when it acts, it writes code only with the columns and the file path
  * it was shown. A model like this fails on shared files whose columns the prompts do not list, which
@@ -18,8 +18,8 @@ import { join } from 'node:path';
 import { requestOfTurnMessage } from '../../src/agent/turn-message.js';
 import {
   callTool,
+  isFirstRequest,
   isPlanRequest,
-  isTriageRequest,
   type ScriptContext,
   type ScriptStep,
   say,
@@ -190,10 +190,7 @@ function dabenchStep(cases: readonly LiteralDabenchCase[]): LiteralStep {
     const used = usedColumns(found);
     const sources = listedSources(shownText(context));
     const missing = used.filter((column) => !sources.some((source) => listsColumn(source, column)));
-    if (isTriageRequest(context)) {
-      if (used.length > 0 && missing.length === 0) {
-        return callTool('triage', { verdict: 'answerable', multi_step: false });
-      }
+    if (isFirstRequest(context) && (used.length === 0 || missing.length > 0)) {
       const listed = sources.map((source) => source.name).join(', ') || 'none';
       const reason =
         used.length === 0
@@ -232,7 +229,7 @@ function goldenStep(): LiteralStep {
   return (context) => {
     const request = requestOf(context);
     if (!messages.some((message) => request.startsWith(message))) return undefined;
-    if (isTriageRequest(context)) {
+    if (isFirstRequest(context)) {
       const sources = listedSources(shownText(context));
       const missing = namedTelcoColumns(request)
         .filter(({ table, column }) => !sources.some((source) => source.name === table && listsColumn(source, column)))

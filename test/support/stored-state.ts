@@ -17,9 +17,21 @@ export interface StoredEntry {
 /**
  * Every row of every table of a SQLite file, read on a connection of its own that takes part in the WAL
  * index like the service's own (query_only keeps it from writing): a read-only connection, which may
- * not, once read "disk I/O error" while the running service wrote (CI, 2026-11-28).
+ * not, once read "disk I/O error" while the running service wrote (CI, 2026-11-28). That error came once
+ * more on a loaded machine (2026-11-30), read right after a forget truncated the WAL in another process:
+ * reading behind the store's back, a read that meets it is made again, a few times, on a new connection.
  */
-export function sqliteEntries(path: string): StoredEntry[] {
+export function sqliteEntries(path: string, attempts = 5): StoredEntry[] {
+  try {
+    return readSqlite(path);
+  } catch (error) {
+    if (attempts <= 1 || (error as { code?: string }).code?.startsWith('SQLITE_IOERR') !== true) throw error;
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    return sqliteEntries(path, attempts - 1);
+  }
+}
+
+function readSqlite(path: string): StoredEntry[] {
   const database = new Database(path, { fileMustExist: true, timeout: 5_000 });
   try {
     database.pragma('query_only = ON');

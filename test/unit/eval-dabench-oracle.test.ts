@@ -47,15 +47,8 @@ const asked: WireMessage[] = [
 ];
 
 describe('the DABench oracle', () => {
-  it('triages every request as answerable', async () => {
-    // tally's triage sends the act request's tools and forces the triage tool.
-    const triage = await reply(asked, [...TOOLS, ...TRIAGE], { type: 'function', function: { name: 'triage' } });
-    expect(triage.toolCalls?.[0]?.name).toBe('triage');
-    expect(JSON.parse(triage.toolCalls?.[0]?.arguments ?? '')).toEqual({ verdict: 'answerable', multi_step: false });
-  });
-
-  it('first runs a cell that prints the labelled values it will state', async () => {
-    const first = await reply(asked);
+  it('first runs a cell, a clear one-step request needing no triage, that prints the labelled values it will state', async () => {
+    const first = await reply(asked, [...TOOLS, ...TRIAGE]);
     expect(first.toolCalls?.map((call) => call.name)).toEqual(['run_python']);
     expect(JSON.parse(first.toolCalls?.[0]?.arguments ?? '')).toEqual({
       code: ['print("mean_fare_child = 31.09")', 'print("mean_fare_adult = 35.17")'].join('\n'),

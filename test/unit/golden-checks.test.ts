@@ -194,13 +194,21 @@ describe('the golden suite', () => {
       new Set(['consistency', 'rates', 'model', 'clarify', 'scope', 'review', 'knowledge']),
     );
     // The declined request, and a head count of active customers, which no playbook covers.
-    expect(cases.filter((evalCase) => !evalCase.playbook).map((evalCase) => evalCase.id)).toEqual([
+    const fits = (evalCase: (typeof cases)[number]) =>
+      evalCase.rankedPlaybook === undefined ? evalCase.playbook : evalCase.rankedPlaybook;
+    expect(cases.filter((evalCase) => !fits(evalCase)).map((evalCase) => evalCase.id)).toEqual([
       'golden-out-of-scope',
       'golden-active-customers',
     ]);
-    for (const evalCase of cases.filter((candidate) => candidate.playbook)) {
-      expect(existsSync(join(PLAYBOOKS_DIR, evalCase.playbook ?? 'missing'))).toBe(true);
+    for (const evalCase of cases.filter((candidate) => fits(candidate))) {
+      expect(existsSync(join(PLAYBOOKS_DIR, fits(evalCase) ?? 'missing'))).toBe(true);
     }
+    // Only a request triage finds multi-step is given a playbook: the lookups follow none, though one fits them.
+    expect(cases.filter((evalCase) => evalCase.playbook).map((evalCase) => evalCase.id)).toEqual([
+      'golden-churn-model',
+      'golden-clarify-top-churners',
+      'golden-audit-revision',
+    ]);
   });
 
   it('has three knowledge cases whose messages leave the definition to the knowledge store', () => {
@@ -228,7 +236,7 @@ describe('the golden suite', () => {
       wrong(score('golden-active-customers', { answer: `Active customers: ${facts.activeCustomers + 1}` })),
     ).toEqual(['active_customers']);
     const rates = [...facts.churnByPaymentMethod].map(([method, rate]) => `${method}: ${rate.toFixed(4)}`).join('\n');
-    const drivers = { playbook: 'churn-drivers.md' };
+    const drivers = {};
     expect(
       wrong(
         score('golden-verified-payment-method', {
@@ -267,12 +275,13 @@ describe('the golden suite', () => {
     const byContract = cases.find((evalCase) => evalCase.id === 'golden-churn-by-contract');
     const lines = (decimals: number) =>
       [...facts.churnByContract].map(([contract, rate]) => `${contract}: ${rate.toFixed(decimals)}`).join('\n');
-    const right = byContract?.score(outcome({ answer: lines(3), playbook: 'churn-drivers.md' })) ?? [];
+    const right = byContract?.score(outcome({ answer: lines(3) })) ?? [];
     expect(right.filter((part) => !part.correct)).toEqual([]);
-    const rounded = byContract?.score(outcome({ answer: lines(2), playbook: 'churn-drivers.md' })) ?? [];
+    const rounded = byContract?.score(outcome({ answer: lines(2) })) ?? [];
     expect(rounded.find((part) => part.name === 'Two year')?.correct).toBe(false);
-    expect(byContract?.score(outcome({ answer: lines(3) })).at(-1)?.why).toBe(
-      'expected playbook churn-drivers.md, the thread followed none',
+    // A lookup given a method playbook is wrong: it wastes every request of the turn.
+    expect(byContract?.score(outcome({ answer: lines(3), playbook: 'churn-drivers.md' })).at(-1)?.why).toBe(
+      'expected playbook none, the thread followed churn-drivers.md',
     );
   });
 

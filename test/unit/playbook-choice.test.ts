@@ -46,7 +46,10 @@ describe('the playbook calibration set', () => {
 
   it('golden cases follow the playbook they name, or none', () => {
     expect(ofKind('golden').map((entry) => [entry.id, chosen(entry)])).toEqual(
-      golden.map((evalCase) => [evalCase.id, evalCase.playbook ?? null]),
+      golden.map((evalCase) => [
+        evalCase.id,
+        (evalCase.rankedPlaybook === undefined ? evalCase.playbook : evalCase.rankedPlaybook) ?? null,
+      ]),
     );
   });
 

@@ -9,7 +9,8 @@ describe('stage prompts', () => {
   it('loads every shipped stage with its parameters', async () => {
     const prompts = await loadStagePrompts();
     expect(Object.keys(prompts).sort()).toEqual([...STAGES].sort());
-    expect(prompts.triage).toMatchObject({ stage: 'triage', temperature: 0, maxTokens: 400 });
+    expect(prompts.plan).toMatchObject({ stage: 'plan', temperature: 0.2, maxTokens: 800 });
+    expect(prompts.act.template).toContain('`triage`');
     expect(prompts.act.template).toContain('{{schema}}');
   });
 
@@ -28,7 +29,7 @@ describe('stage prompts', () => {
   it('says which file is missing or names another stage', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'tally-prompts-'));
     try {
-      await expect(loadStagePrompts(folder)).rejects.toThrow(/triage\.md is invalid: the file is missing/);
+      await expect(loadStagePrompts(folder)).rejects.toThrow(/plan\.md is invalid: the file is missing/);
       const body = '---\nstage: plan\ntemperature: 0\nmaxTokens: 10\n---\ntext';
       for (const stage of STAGES) await writeFile(join(folder, `${stage}.md`), body.replace('plan', stage));
       await writeFile(join(folder, 'review.md'), body);

@@ -1,12 +1,12 @@
 /**
  * How a turn is laid out for the provider's prompt cache: the request's own message (what was found
- * for it, then the request), the guidance after triage, tools that are the same on every request,
+ * for it, then the request), the plan, tools that are the same on every request,
  * and trimming that cuts deep enough to keep the prefix for a while.
  */
 import { describe, expect, it } from 'vitest';
 import { fitToBudget } from '../../src/agent/context-budget.js';
 import { toolSpecs } from '../../src/agent/run-tool-loop.js';
-import { guidanceMessage, requestOfTurnMessage, turnMessage } from '../../src/agent/turn-message.js';
+import { planMessage, requestOfTurnMessage, turnMessage } from '../../src/agent/turn-message.js';
 import { turnTools } from '../../src/agent/turn-tools.js';
 import type { ChatMessage, LlmClient } from '../../src/ports/llm.js';
 
@@ -23,10 +23,9 @@ describe("a request's own message", () => {
     expect(requestOfTurnMessage('hello\n\nThe request:\nnot a heading')).toBe('hello\n\nThe request:\nnot a heading');
   });
 
-  it('is followed by the playbook and the plan, when there are any', () => {
-    expect(guidanceMessage('', '')).toBe('');
-    expect(guidanceMessage('Playbook: churn', '1. Count')).toBe(
-      'Playbook: churn\n\nPlan to follow (give each tool call the plan_step it works on, so the thread sees how far you are):\n1. Count',
+  it('is followed by the plan, which says how to name its steps', () => {
+    expect(planMessage('1. Count')).toBe(
+      'Plan to follow (give each tool call the plan_step it works on, so the thread sees how far you are):\n1. Count',
     );
   });
 });

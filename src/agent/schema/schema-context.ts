@@ -106,11 +106,16 @@ function describe(tables: readonly CatalogueTable[], budget: number): string[] {
   for (const database of databases) {
     if (many) lines.push(`database ${database}:`);
     const described = new Map<string, string>();
+    // Column comments said once: the key every table shares is explained at its first table only.
+    let said = new Set<string>();
     for (const { table } of tables.filter((entry) => entry.database === database)) {
       const columns = columnsKey(table);
       const same = described.get(columns);
-      const detailed = same ? sameColumnsLine(table, same) : describeTableLine(table, true);
-      const line = detailed.length + 1 <= left || same ? detailed : describeTableLine(table, false);
+      const saying = new Set(said);
+      const detailed = same ? sameColumnsLine(table, same) : describeTableLine(table, true, saying);
+      const fits = detailed.length + 1 <= left || same;
+      if (fits) said = saying;
+      const line = fits ? detailed : describeTableLine(table, false);
       if (line.length + 1 > left) {
         unsaid.push(many ? `${database}.${table.name}` : table.name);
         continue;

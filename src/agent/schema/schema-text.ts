@@ -7,11 +7,14 @@ import type { ColumnInfo, TableDescription } from '../../ports/database.js';
 
 const COMMENT_CHARS = 60;
 
-/** `- name (~N rows; comment): column kind, …`; `detailed` adds each column's comment, cut short. */
-export function describeTableLine(table: TableDescription, detailed: boolean): string {
+/**
+ * `- name (~N rows; comment): column kind, …`; `detailed` adds each column's comment, cut short, unless `said` holds
+ * it: the same column with the same comment in a table described before (a key shared by every table).
+ */
+export function describeTableLine(table: TableDescription, detailed: boolean, said?: Set<string>): string {
   const rows = `${table.rowsExact ? '' : '~'}${table.rows.toLocaleString('en-US')} rows`;
   const comment = table.comment ? `; ${short(table.comment)}` : '';
-  const columns = table.columns.map((column) => describeColumn(column, detailed)).join(', ');
+  const columns = table.columns.map((column) => describeColumn(column, detailed, said)).join(', ');
   return `- ${table.name} (${rows}${comment}): ${columns}`;
 }
 
@@ -20,10 +23,12 @@ export function sameColumnsLine(table: TableDescription, other: string): string 
   return `${describeTableLine({ ...table, columns: [] }, false).slice(0, -2)}: the columns of ${other}`;
 }
 
-function describeColumn(column: ColumnInfo, detailed: boolean): string {
+function describeColumn(column: ColumnInfo, detailed: boolean, said: Set<string> | undefined): string {
   const key = column.key === 'primary' ? ' key' : '';
   const reference = column.references ? ` -> ${column.references.table}.${column.references.column}` : '';
-  const comment = detailed && column.comment ? ` (${short(column.comment)})` : '';
+  const known = `${column.name}\u0000${column.comment ?? ''}`;
+  const comment = detailed && column.comment && !said?.has(known) ? ` (${short(column.comment)})` : '';
+  if (comment) said?.add(known);
   return `${column.name} ${column.kind}${key}${reference}${comment}`;
 }
 

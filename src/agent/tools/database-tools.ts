@@ -5,7 +5,8 @@ import type { Database } from '../../ports/database.js';
 import { formatRows, truncateForModel } from '../format-for-model.js';
 import { callOf, defineTool, pickDatabase, type ToolContext, type ToolOutcome, type WorkCell } from '../tool.js';
 
-const database = z.string().optional().describe('Default: the first database');
+/** Which database; the first when left out (the system prompt lists them in order). */
+const database = z.string().optional();
 
 /** Mistakes in the SQL or the request go back to the model; a broken connection does not. */
 const MODEL_FACING = new Set(['SQL_REJECTED', 'QUERY_FAILED', 'QUERY_TIMEOUT', 'EXTRACT_TOO_LARGE', 'EXTRACT_FAILED']);
@@ -21,7 +22,7 @@ export async function modelFacing(action: () => Promise<ToolOutcome>): Promise<T
 
 export const listTables = defineTool({
   name: 'list_tables',
-  description: 'List the tables of every configured database, with row counts.',
+  description: 'The tables of every database, with row counts.',
   schema: z.object({}),
   async execute(_, context) {
     const lines: string[] = [];
@@ -37,7 +38,7 @@ export const listTables = defineTool({
 
 export const describeTable = defineTool({
   name: 'describe_table',
-  description: 'Columns of a table: type, kind, nullability, keys, comments and a few sample values.',
+  description: "A table's columns (type, nulls, keys, comments) with sample values.",
   schema: z.object({ table: z.string().min(1), database }),
   async execute({ table, database: name }, context) {
     const db = pickDatabase(context.databases, name);
@@ -60,7 +61,7 @@ export const describeTable = defineTool({
 
 export const runSql = defineTool({
   name: 'run_sql',
-  description: 'Run one read-only SELECT and see a preview of its rows (at most max_rows).',
+  description: 'Run one read-only SELECT: a preview of its rows (max_rows).',
   schema: z.object({ sql: z.string().min(1), database, max_rows: z.number().int().min(1).max(200).default(20) }),
   async execute({ sql, database: name, max_rows }, context) {
     const db = pickDatabase(context.databases, name);
@@ -107,11 +108,10 @@ export async function previewRows(
 
 export const loadDataframe = defineTool({
   name: 'load_dataframe',
-  description:
-    'Run one read-only SELECT and load all its rows into the Python kernel as a pandas DataFrame named `name`.',
+  description: 'Run one read-only SELECT and load all its rows into the kernel as the pandas DataFrame `name`.',
   schema: z.object({
     sql: z.string().min(1),
-    name: z.string().min(1).describe('A Python identifier, e.g. customers'),
+    name: z.string().min(1),
     database,
   }),
   async execute({ sql, name, database: dbName }, context) {

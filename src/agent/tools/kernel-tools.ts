@@ -24,8 +24,8 @@ export function describeExecution(execution: Execution): string {
 export const runPython = defineTool({
   name: 'run_python',
   description:
-    'Run Python in the session kernel (variables persist; pandas, numpy, matplotlib, scipy, statsmodels, sklearn). ' +
-    'The last expression is shown; matplotlib figures are posted to the thread.',
+    'Run Python in the kernel (variables persist; pandas, numpy, matplotlib, scipy, statsmodels, sklearn). ' +
+    'The last expression is shown; figures are posted.',
   schema: z.object({ code: z.string().min(1) }),
   async execute({ code }, context) {
     const kernel = await context.kernel();
@@ -51,8 +51,7 @@ export const runPython = defineTool({
 
 export const askUser = defineTool({
   name: 'ask_user',
-  description:
-    'Ask the user one short clarifying question (optionally with choices). The turn pauses until they answer.',
+  description: 'Ask the user one short question (choices optional); the turn waits for the answer.',
   schema: z.object({ question: z.string().min(1), choices: z.array(z.string().min(1)).max(5).optional() }),
   async execute({ question, choices }) {
     return {
@@ -65,13 +64,13 @@ export const askUser = defineTool({
 export const draftSection = defineTool({
   name: 'draft_section',
   description:
-    'Hand in one section of the report for review, with the cells and charts since the last section as its ' +
-    'evidence. The turn pauses until a person accepts, revises or discards it.',
+    'Hand in one report section for review, the cells and charts since the last one as its evidence; the turn ' +
+    'waits for the decision.',
   schema: z.object({
     title: z.string().min(1),
     markdown: z.string().min(1),
     stage: z.string().min(1).optional(),
-    revises: z.string().min(1).optional().describe('The id of the section this revises, e.g. s1'),
+    revises: z.string().min(1).optional().describe('Id of the section revised, e.g. s1'),
   }),
   async execute({ title, markdown, stage, revises }, context) {
     const verdict = context.reviewFigures ? await context.reviewFigures(markdown, 'section') : undefined;

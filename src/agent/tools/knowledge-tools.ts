@@ -7,13 +7,13 @@ import { modelFacing, previewRows } from './database-tools.js';
 export const runVerifiedQuery = defineTool({
   name: 'run_verified_query',
   description:
-    'Run a verified query by name (parameters as name/value pairs): a preview of its rows, or all of them loaded ' +
-    'as the DataFrame `dataframe`. Prefer it to writing the same SQL.',
+    'Run a verified query by name (parameters as name/value pairs): a preview, or all rows as the DataFrame ' +
+    '`dataframe`. Prefer it to writing the same SQL.',
   schema: z.object({
     name: z.string().min(1),
-    database: z.string().optional().describe('Default: the first database'),
+    database: z.string().optional(),
     parameters: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
-    dataframe: z.string().min(1).optional().describe('e.g. rates'),
+    dataframe: z.string().min(1).optional(),
   }),
   async execute({ name, database: dbName, parameters, dataframe }, context) {
     const db = pickDatabase(context.databases, dbName);

@@ -20,6 +20,7 @@ export function consistencyCases(facts: TelcoFacts): EvalCase[] {
         'user_payments, the reference table. Answer with one line per table, like `user_payments: <rows>`, then ' +
         'one line `Disagree: <tables>` (or `Disagree: none`).',
       playbook: PLAYBOOKS.audit,
+      lookup: true,
       parts: (outcome) => [
         ...TRAIN_TABLES.map((table) =>
           checkCount(inAnswer(outcome), { label: table, what: `rows in ${table}`, expected: facts.rows[table] }),
@@ -42,6 +43,7 @@ export function consistencyCases(facts: TelcoFacts): EvalCase[] {
         'customer ids comes first in alphabetical order? Answer with the lines `Missing demographics: <count>` ' +
         'and `First: <customerID>`.',
       playbook: PLAYBOOKS.audit,
+      lookup: true,
       parts: (outcome) => [
         checkMissingDemographics(inAnswer(outcome), facts),
         checkWord(inAnswer(outcome), {
@@ -60,6 +62,7 @@ export function consistencyCases(facts: TelcoFacts): EvalCase[] {
         'Check the keys: how many rows of user_services and how many rows of user_churn have a customerID that ' +
         'is missing from user_payments? Answer with the lines `user_services: <count>` and `user_churn: <count>`.',
       playbook: PLAYBOOKS.audit,
+      lookup: true,
       parts: (outcome) => [
         checkCount(inAnswer(outcome), {
           label: 'user_services',
@@ -83,6 +86,7 @@ export function consistencyCases(facts: TelcoFacts): EvalCase[] {
         'whose tenure in user_services is above 0? Answer with the lines `Blank: <count>`, `NULL: <count>` and ' +
         '`Blank with tenure: <count>`.',
       playbook: PLAYBOOKS.audit,
+      lookup: true,
       parts: (outcome) => [
         checkCount(inAnswer(outcome), {
           label: 'Blank',
@@ -107,6 +111,7 @@ export function consistencyCases(facts: TelcoFacts): EvalCase[] {
         "Audit the payments table for blanks: how many blank ('') cells does each text column of user_payments " +
         'have? Answer with one line per column, like `Contract: <count>`.',
       playbook: PLAYBOOKS.audit,
+      lookup: true,
       parts: (outcome) =>
         BLANKABLE_COLUMNS.map((column) =>
           checkCount(inAnswer(outcome), {

@@ -10,8 +10,10 @@ export interface GoldenCaseOptions {
   level: string;
   concepts: string[];
   message: string;
-  /** The playbook the request should follow; omitted for a request that should follow none. */
+  /** The playbook that fits the request; omitted for a request that fits none. */
   playbook?: string;
+  /** A one-step lookup: it follows no playbook (triage finds it clear, so no method is given), though one fits. */
+  lookup?: true;
   answers?: string[];
   reviews?: ReviewStep[];
   /** The parts other than the playbook. */
@@ -19,13 +21,14 @@ export interface GoldenCaseOptions {
 }
 
 export function goldenCase(options: GoldenCaseOptions): EvalCase {
-  const { parts, ...rest } = options;
+  const { parts, lookup: _lookup, ...rest } = options;
   return {
     ...rest,
     suite: 'golden',
     files: [],
-    playbook: options.playbook ?? null,
-    score: (outcome) => [...parts(outcome), checkPlaybook(outcome, options.playbook)],
+    playbook: options.lookup ? null : (options.playbook ?? null),
+    ...(options.lookup ? { rankedPlaybook: options.playbook ?? null } : {}),
+    score: (outcome) => [...parts(outcome), checkPlaybook(outcome, options.lookup ? undefined : options.playbook)],
   };
 }
 

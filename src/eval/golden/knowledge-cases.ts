@@ -55,6 +55,7 @@ export function knowledgeCases(facts: TelcoFacts): EvalCase[] {
       // Kept bare: a format line would dilute the playbook fit below the threshold.
       message: 'What is the churn rate by payment method?',
       playbook: PLAYBOOKS.drivers,
+      lookup: true,
       parts: (outcome) => [
         ...rateParts(facts.churnByPaymentMethod, 'payment method')(outcome),
         checkVerifiedQuery(outcome, payment),
@@ -68,6 +69,7 @@ export function knowledgeCases(facts: TelcoFacts): EvalCase[] {
         'Which contract types have the highest attrition rate? Answer with one line per contract type, like ' +
         '`Month-to-month: <rate>` (3 decimals).',
       playbook: PLAYBOOKS.drivers,
+      lookup: true,
       parts: rateParts(facts.churnByContract, 'contract'),
     }),
   ];

@@ -24,6 +24,7 @@ function ratesCase(options: {
     concepts: ['Churn rate', options.concept],
     message: options.message,
     playbook: PLAYBOOKS.drivers,
+    lookup: true,
     parts: (outcome) =>
       [...options.rates].map(([value, rate]) =>
         checkRate(inAnswer(outcome), {
@@ -76,6 +77,7 @@ export function rateCases(facts: TelcoFacts): EvalCase[] {
         'whose customerID is in user_payments (leave out churn rows of unknown customers). Test: all of ' +
         `user_churn_new. ${RATE} Answer with the lines \`Train: <rate>\` and \`Test: <rate>\`.`,
       playbook: PLAYBOOKS.drivers,
+      lookup: true,
       parts: (outcome) => [
         checkRate(inAnswer(outcome), {
           label: 'Train',
