@@ -1,6 +1,6 @@
 /**
  * The soak benchmark's traffic: threads of one or two questions sent to a tally, and the scripted
- * model that answers them. Every turn is triage, one `run_sql` (a small GROUP BY on telco), one
+ * model that answers them. Every turn (a clear request: no triage) is one `run_sql` (a small GROUP BY on telco), one
  * `run_python` cell (the total of a range the question names), then an answer quoting both. The
  * model's step is a function of the conversation alone, so any number of threads on any number of
  * tallies can share one scripted server in any interleaving. A turn counts as answered only when its
@@ -22,11 +22,8 @@ export function question(token: string, size: number): string {
   return `soak ${token}: how many customers per contract, and the total of range(${size})?`;
 }
 
-/** One step of the scripted model, for whatever request comes: triage, then sql, python, answer. */
+/** One step of the scripted model, for whatever request comes: sql, python, answer. */
 export function soakStep(context: ScriptContext): ScriptStep {
-  if (context.tools.some((tool) => tool.function.name === 'triage')) {
-    return callTool('triage', { verdict: 'answerable' });
-  }
   const lastUser = context.messages.findLastIndex((message) => message.role === 'user');
   const asked = QUESTION.exec(String(context.messages[lastUser]?.content ?? ''));
   if (!asked) return say('(the soak model found no soak question)');

@@ -1,7 +1,7 @@
 /**
  * `npm run bench:turn`: tally's own milliseconds per message. Threads go through the router of the real
  * composition (store, sessions, agent, policy, audit; the embedded SQLite demo database) with a model that
- * answers at once (triage says answerable, the act stage answers in words: no tool call, so no cell and no
+ * answers at once (a clear request: no triage; the act stage answers in words: no tool call, so no cell and no
  * kernel), so what is measured is tally alone: a new thread's first message and a follow-up in it, p50 and
  * p95, and where the CPU went by stage (a profile of the measured messages, see turn-stages.ts). Targets:
  * new thread <= 150 ms, follow-up <= 30 ms on this machine. Writes bench/results/turn.json.
@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/base/config.js';
 import { createLogger } from '../src/base/logger.js';
-import type { Completion, CompletionRequest, LlmClient } from '../src/ports/llm.js';
+import type { Completion, LlmClient } from '../src/ports/llm.js';
 import { createTally } from '../src/wiring/create-tally.js';
 import { summarize } from './stats.js';
 import { stagesOf } from './turn-stages.js';
@@ -25,20 +25,11 @@ const THREADS = Number(process.env.BENCH_TURN_THREADS ?? 40);
 const NEW_THREAD_TARGET_MS = 150;
 const FOLLOW_UP_TARGET_MS = 30;
 
-/** A model that answers at once: triage says answerable, the work is answered in words. */
+/** A model that answers at once, in words: no triage (a clear request), no tool call. */
 const instantModel: LlmClient = {
   model: 'bench-instant',
-  async complete(request: CompletionRequest): Promise<Completion> {
+  async complete(): Promise<Completion> {
     const usage = { promptTokens: 0, completionTokens: 0 };
-    if (typeof request.toolChoice === 'object' && request.toolChoice.name === 'triage') {
-      const call = { id: 'triage', name: 'triage', arguments: '{"verdict":"answerable"}' };
-      return {
-        message: { role: 'assistant', content: null, toolCalls: [call] },
-        toolCalls: [call],
-        usage,
-        finishReason: 'tool_calls',
-      };
-    }
     return { message: { role: 'assistant', content: 'Noted.' }, toolCalls: [], usage, finishReason: 'stop' };
   },
 };

@@ -30,3 +30,10 @@ export type LogEvent =
     };
 
 export type LogEntry = LogEvent & { at: number };
+
+/** The tool calls of a log that did work: triage only decides what a turn does, so it is not counted. */
+export function workCalls(log: readonly LogEntry[]): Array<Extract<LogEntry, { kind: 'tool_call' }>> {
+  return log.filter(
+    (entry): entry is Extract<LogEntry, { kind: 'tool_call' }> => entry.kind === 'tool_call' && entry.tool !== 'triage',
+  );
+}

@@ -1,6 +1,6 @@
 /**
  * The tools a turn offers the model: the data and kernel tools, verified queries when some are offered to the
- * reader, and triage (asked for by the triage request alone). The list is the same on every request of a
+ * reader, and triage (the model's first call on a request that is not a clear one-step question). The list is the same on every request of a
  * thread: the prompt cache reuses only an identical prefix, and the tools come first in it.
  */
 import type { CodeReviewOptions } from './code-review.js';

@@ -5,7 +5,7 @@
  * report is exported into `--out`, and the run is summed up.
  */
 
-import type { LogEntry } from '../agent/log-event.js';
+import { type LogEntry, workCalls } from '../agent/log-event.js';
 import { ACTION_IDS, type Inbound, type Post, type ThreadKey } from '../ports/chat.js';
 import { latest, type Report } from '../report/report.js';
 import { ReportBook } from '../report/report-book.js';
@@ -61,7 +61,7 @@ export async function runAsk(
     await handle({ threadKey, user: { id: ASK_USER }, text: 'report', receivedAt: Date.now() });
   } else if (flags.out) say(`\nNo section was accepted, so no report was exported to ${flags.out}.`);
   const log = await tally.store.range<LogEntry>(logKey(threadKey));
-  const calls = log.filter((entry) => entry.kind === 'tool_call');
+  const calls = workCalls(log);
   return {
     outcome: ended.outcome,
     exitCode: EXIT_CODES[ended.outcome],
@@ -72,7 +72,7 @@ export async function runAsk(
     thread: threadKey,
     sections,
     toolCalls: calls.length,
-    failedToolCalls: calls.filter((entry) => entry.kind === 'tool_call' && entry.failed).length,
+    failedToolCalls: calls.filter((entry) => entry.failed).length,
   };
 }
 

@@ -7,7 +7,7 @@
 import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { LogEntry } from '../agent/log-event.js';
+import { type LogEntry, workCalls } from '../agent/log-event.js';
 import { OUT_OF_SCOPE_TEXT } from '../agent/open-request.js';
 import type { Inbound, Post, SharedFile, ThreadKey } from '../ports/chat.js';
 import type { Store } from '../ports/store.js';
@@ -73,15 +73,14 @@ export async function runCase(evalCase: EvalCase, threadKey: ThreadKey, context:
   }
   const posts = context.threads.of(threadKey);
   const log = await context.store.range<LogEntry>(logKey(threadKey));
-  // Triage decides what the turn does; the calls counted are the work.
-  const calls = log.filter((entry) => entry.kind === 'tool_call' && entry.tool !== 'triage');
+  const calls = workCalls(log);
   const error = posts.findLast((post): post is Extract<Post, { kind: 'error' }> => post.kind === 'error')?.text;
   return {
     outcome: await outcomeOf(posts, context.store, threadKey),
     timedOut,
     ...(error ? { error } : {}),
     toolCalls: calls.length,
-    failedToolCalls: calls.filter((entry) => entry.kind === 'tool_call' && entry.failed).length,
+    failedToolCalls: calls.filter((entry) => entry.failed).length,
     grounding: caseGrounding(log),
   };
 }

@@ -1,6 +1,6 @@
 /**
- * A turn that followed a playbook keeps the playbook's text in its history (the guidance message, after the
- * request's own message, so later requests repeat it as a cached prefix). When the playbook is deleted with
+ * A turn that followed a playbook keeps the playbook's text in its history (a message of its own after the request's
+ * message, or after a multi-step triage, so later requests repeat it as a cached prefix). When the playbook is deleted with
  * the thread it was saved from (`tally forget`), its text goes from every other thread's history too.
  */
 import { guidancePlaybookFile } from '../agent/playbooks.js';
@@ -10,7 +10,7 @@ import { lockName, type SessionRecord, sessionKey } from './session-record.js';
 
 export const DELETED_PLAYBOOK_TEXT = '[a playbook followed here was deleted, and its text with it]';
 
-/** Empties the thread's guidance messages that carried one of these playbook files; returns how many. */
+/** Empties the thread's playbook messages that carried one of these playbook files; returns how many. */
 export async function scrubPlaybookText(threadKey: ThreadKey, files: readonly string[], store: Store): Promise<number> {
   if (files.length === 0) return 0;
   return store.withLock(lockName(threadKey), async () => {

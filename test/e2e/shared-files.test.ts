@@ -25,12 +25,9 @@ const PROFILE =
 beforeAll(async () => {
   fixture = await startTallyFixture(
     [
+      // A clear request: no triage, the first act request reads the file.
       (context: ScriptContext) => {
-        told = JSON.stringify(context.messages.at(-2));
-        shownPrompts.push(shownForRequest(context));
-        return callTool('triage', { verdict: 'answerable' });
-      },
-      (context: ScriptContext) => {
+        told = JSON.stringify(context.messages.at(-1));
         shownPrompts.push(shownForRequest(context));
         return callTool('run_python', {
           code: 'import pandas as pd\nsales = pd.read_csv("/inputs/uploads/sales.csv")\nint(sales.sales.sum())',
@@ -49,8 +46,8 @@ describe('shared files', () => {
   it('delivers a CSV into the kernel and tells the agent where it is', async () => {
     await fixture.send({ text: 'What are the total sales in this file?', files: [shared('sales.csv', csv)] });
     expect(told).toContain('/inputs/uploads/sales.csv (CSV');
-    // Profiled in the kernel and listed in the request's own message, for triage and for the work.
-    expect(shownPrompts).toHaveLength(2);
+    // Profiled in the kernel and listed in the request's own message, where the model triages and works.
+    expect(shownPrompts).toHaveLength(1);
     for (const prompt of shownPrompts) expect(prompt).toContain(PROFILE);
     expect(shownPrompts[0]).toContain('a question about a shared file');
     expect(postsOf(fixture.posts, 'text').at(-1)?.markdown).toBe('Total sales: 42');

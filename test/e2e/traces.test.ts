@@ -51,7 +51,7 @@ beforeAll(async () => {
   receiver = await startOtlpReceiver();
   fixture = await startTallyFixture(
     [
-      callTool('triage', { verdict: 'answerable' }),
+      // Clear one-step requests: no triage.
       callTool('run_sql', { sql: SQL }),
       (context: ScriptContext) => {
         sqlResult = context.lastToolResult?.content ?? '';
@@ -67,7 +67,6 @@ beforeAll(async () => {
         });
       },
       say(`Done: ${ANSWER_MARK}.`),
-      callTool('triage', { verdict: 'answerable' }),
       callTool('run_python', { code: HELD_CODE }),
       say('The held cell ran.'),
     ],
@@ -126,7 +125,7 @@ describe('traces of a thread', () => {
     const [first] = named('tally.turn');
     const children = childrenOf(spans, first as ReceivedSpan);
     const chats = children.filter((span) => span.attributes['gen_ai.operation.name'] === 'chat');
-    expect(chats.length).toBeGreaterThanOrEqual(4); // triage, then one request per step of the loop
+    expect(chats.length).toBeGreaterThanOrEqual(4); // one request per step of the loop
     for (const chat of chats) {
       expect(chat.name).toBe('chat scripted');
       expect(chat.kind).toBe(3);
@@ -140,7 +139,7 @@ describe('traces of a thread', () => {
       // The stand-in reports what its prompt cache served, as OpenAI does.
       expect(typeof chat.attributes['gen_ai.usage.cache_read.input_tokens']).toBe('number');
     }
-    // Each request after triage repeats the prefix triage sent: the provider served part of it from its cache.
+    // Each request after the first repeats the prefix sent before: the provider served part of it from its cache.
     expect(chats.slice(1).every((chat) => Number(chat.attributes['gen_ai.usage.cache_read.input_tokens']) > 0)).toBe(
       true,
     );

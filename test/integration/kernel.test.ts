@@ -357,7 +357,13 @@ describe('a session kernel', () => {
   it('notices a kernel that died between cells and restarts it before the next one', async () => {
     // Not journaled: a replay would arm the timer again.
     await kernel.run('import os, threading\nthreading.Timer(0.2, os._exit, [0]).start()', { journal: false });
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    // Dead before the next cell is sent, however slow the machine: a fixed wait once sent it to a dying kernel
+    // (a loaded run, 2026-11-30), which is the other case (a death during a cell).
+    const container = docker.getContainer((kernel as DockerKernel).containerId);
+    const running = () => container.inspect().then((info) => info.State.Running, () => false);
+    for (let waited = 0; (await running()) && waited < 30_000; waited += 100) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     const execution = await kernel.run('survivor.upper()');
     expect(execution.result?.text).toBe("'STILL HERE'");
     expect(execution.restarted).toMatchObject({ reason: 'died', exitCode: 0 });
