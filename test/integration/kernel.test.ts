@@ -360,7 +360,11 @@ describe('a session kernel', () => {
     // Dead before the next cell is sent, however slow the machine: a fixed wait once sent it to a dying kernel
     // (a loaded run, 2026-11-30), which is the other case (a death during a cell).
     const container = docker.getContainer((kernel as DockerKernel).containerId);
-    const running = () => container.inspect().then((info) => info.State.Running, () => false);
+    const running = () =>
+      container.inspect().then(
+        (info) => info.State.Running,
+        () => false,
+      );
     for (let waited = 0; (await running()) && waited < 30_000; waited += 100) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
