@@ -82,7 +82,7 @@ beforeAll(async () => {
   redis = await createRedisTestSpace('audit');
   model = await startScriptedModelServer({
     script: [
-      callTool('triage', { verdict: 'answerable' }),
+      // A clear request: no triage, the first request does the work.
       callTool('run_sql', { sql: COUNT_SQL }),
       callTool('run_sql', { sql: CHURN_SQL }),
       callTool('load_dataframe', { sql: EXTRACT_SQL, name: 'payments' }),
@@ -181,7 +181,6 @@ describe('the audit trail', () => {
     ]);
     // Every model request is there too, in its place between the accesses it led to.
     expect(firstReads.filter((record) => !SHOWN.has(record.kind)).map((record) => record.kind)).toEqual([
-      'model', // triage
       'model', // asks for the count
       'query',
       'model', // asks for user_churn
@@ -238,7 +237,7 @@ describe('the audit trail', () => {
       });
       expect(request.model?.promptTokens).toBeGreaterThan(0);
     }
-    const drafting = requests[4];
+    const drafting = requests[3];
     expect(drafting?.model?.toolResults.map((result) => result.tool)).toEqual(['run_sql', 'run_sql', 'load_dataframe']);
     expect(drafting?.model?.toolResults.every((result) => result.bytes > 0)).toBe(true);
     // Names and sizes, never values: no contract type, no customer id, no message text in the trail.

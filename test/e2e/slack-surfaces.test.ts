@@ -19,7 +19,6 @@ import {
 
 const ANN = 'U1ANN';
 const BOB = 'U2BOB';
-const answerable = callTool('triage', { verdict: 'answerable' });
 
 /** What the person wrote last, as the model received it. */
 /** What the model was shown for the request it works on (its message, and the playbook's guidance when one fits). */
@@ -56,9 +55,9 @@ async function until(probe: () => Promise<boolean>): Promise<void> {
 }
 
 beforeAll(async () => {
+  // Clear requests: no triage, the first request answers.
   fixture = await startSlackTallyFixture([
     // The assistant thread: a section drafted, accepted, then the answer.
-    answerable,
     callTool('draft_section', {
       title: 'Contract drives churn',
       stage: 'drivers',
@@ -66,25 +65,21 @@ beforeAll(async () => {
     }),
     say('The section is in the report.'),
     // /tally <question>
-    answerable,
     (context) => {
       seenByModel.command = lastUserText(context);
       return say('Answered in the /tally thread.');
     },
     // The edit of a queued message: the first turn is held at the model while the second message waits.
-    answerable,
     async () => {
       reachedHeldStep();
       await heldStepReleased;
       return say('First answer.');
     },
-    answerable,
     (context) => {
       seenByModel.queued = lastUserText(context);
       return say('Second answer.');
     },
     // Run again, after an edit of a message that had run.
-    answerable,
     (context) => {
       seenByModel.rerun = lastUserText(context);
       return say('Rerun answer.');
