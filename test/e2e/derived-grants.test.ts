@@ -172,7 +172,10 @@ describe('a playbook and a verified query derived from a finance thread', () => 
 
   it('offers the playbook to the finance user in the finance channel, and saves the verified query', async () => {
     await finnSays(`${QUESTION} Check it with SQL.`, 'Top two salaries');
-    expect(botTexts(FINANCE_CHANNEL, finnThread)).toContain(
+    // Said when the work starts, in the turn's streamed message.
+    await waitForText(
+      FINANCE_CHANNEL,
+      finnThread,
       'Following playbook: Who are the top earners (who-are-the-top-earners.md)',
     );
     expect(prompts.finnPlaybook).toContain('Frank Hale (CFO) earns 412000');
