@@ -82,11 +82,24 @@ export class KernelContainer {
     await this.container.kill({ signal: name }).catch(() => {}); // not running: nothing to signal
   }
 
-  /** Kills what is left of the process and says how it ended. */
+  /**
+   * Kills what is left of the process and says how it ended. The engine learns of an out-of-memory kill from an event
+   * of its own, which on a loaded machine can come after the exit: a SIGKILL (137) not yet flagged is looked at again
+   * for a moment before it is told as a plain kill.
+   */
   async stop(): Promise<ContainerEnd> {
     this.channel.close('restarting');
     await this.signal('SIGKILL');
     await this.container.wait().catch(() => {});
+    let end = await this.end();
+    for (let look = 0; look < OOM_LOOKS && end.exitCode === 137 && !end.oomKilled; look++) {
+      await new Promise((resolve) => setTimeout(resolve, OOM_LOOK_MS));
+      end = await this.end();
+    }
+    return end;
+  }
+
+  private async end(): Promise<ContainerEnd> {
     const state = await this.container.inspect().then(
       (info) => info.State,
       () => undefined,
@@ -102,6 +115,10 @@ export class KernelContainer {
     });
   }
 }
+
+/** How often, and how far apart, a SIGKILLed container is looked at again for the engine's out-of-memory flag. */
+const OOM_LOOKS = 5;
+const OOM_LOOK_MS = 200;
 
 /**
  * gVisor's sandbox runs inside the container's memory limit: under a limit too small for it, it is killed (137)

@@ -128,7 +128,7 @@ export class Agent {
         settings.cot === 'on' ? 'Before each tool call, say in one or two sentences what you check and why.\n' : '',
     });
     const queries = knowledge?.offersQueries(databases.map((database) => database.name)) ?? false;
-    const tools = this.tools(settings, schema, queries).map((tool) =>
+    const tools = this.tools(settings, schema, queries, this.options.databases.length === 1).map((tool) =>
       gated(tool, { mode: settings.approve, extractBudgetRows: this.options.extractBudgetRows ?? 1_000_000 }),
     );
     if (request.resume?.kind !== 'continue') keepGiven(conversation, request.text);
@@ -300,11 +300,12 @@ export class Agent {
     if (summarised) this.options.logger.info({ messages: messages.length }, 'summarised older turns');
   }
 
-  private tools(settings: AgentSettings, schema: string, queries = false): AgentTool[] {
+  private tools(settings: AgentSettings, schema: string, queries = false, oneDatabase = false): AgentTool[] {
     const { llm, prompts } = this.options;
     const review = { llm, prompt: prompts.review, params: this.params('review', settings), schema };
     return turnTools({
       queries,
+      oneDatabase,
       ...(settings.review === 'on' ? { review } : {}),
     });
   }

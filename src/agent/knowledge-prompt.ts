@@ -45,10 +45,9 @@ export function formatKnowledge(pieces: readonly KnowledgePiece[]): string {
   const lines = pieces.map(
     (piece) => `- ${piece.kind}${several ? ` (${piece.database})` : ''}: ${piece.text.replace(/\n/g, '\n  ')}`,
   );
-  return [
-    'what the organisation knows about this data (follow its definitions; prefer its verified queries):',
-    ...lines,
-  ].join('\n');
+  return ['what the organisation knows (follow its definitions; run its verified queries by name):', ...lines].join(
+    '\n',
+  );
 }
 
 /** What a turn works on, for retrieval: the request, with a clarified or resumed one. */

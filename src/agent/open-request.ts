@@ -11,7 +11,7 @@ import type { ChatMessage, CompletionParams, LlmClient, ToolSpec } from '../port
 import { answerText, type PendingQuestion } from './conversation.js';
 import { followPlaybook } from './follow-playbook.js';
 import { planRequest } from './plan-request.js';
-import type { Playbook } from './playbooks.js';
+import { type Playbook, playbookWithoutCode } from './playbooks.js';
 import type { Stage, StagePrompts } from './stage-prompts.js';
 import { planMessage, turnMessage } from './turn-message.js';
 import type { TurnRequest } from './turn-request.js';
@@ -134,7 +134,8 @@ async function writePlan(
     params: options.params('plan'),
     messages: [{ role: 'system', content: prefix.system }, ...messages],
     tools: prefix.tools,
-    playbook,
+    // The steps need the method, not its code: the act requests that follow get the whole playbook.
+    playbook: playbookWithoutCode(playbook),
     signal: request.signal,
   });
   await request.log({ kind: 'post', post: 'text', text: `Plan:\n${plan}` });

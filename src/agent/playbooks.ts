@@ -218,7 +218,6 @@ function namesSubject(playbook: Playbook, words: ReadonlySet<string>): boolean {
   return entries.length === 0 || entries.some((tokens) => tokens.every((token) => words.has(token)));
 }
 
-/** The playbook as prompt text: title, when to use, then its sections in order. */
 const PLAYBOOK_HEADING = 'Playbook to follow: ';
 
 /** The file of the playbook a message carries (it starts as {@link formatPlaybookForPrompt} writes one), if any. */
@@ -229,9 +228,16 @@ export function guidancePlaybookFile(content: string): string | undefined {
   return /\(([^()]+)\)$/.exec(firstLine)?.[1];
 }
 
+/** The playbook as prompt text: its title, then its sections in order (when it applies was decided already). */
 export function formatPlaybookForPrompt(playbook: Playbook): string {
   const sections = PLAYBOOK_SECTIONS.map((section) => `### ${section}\n${playbook.sections[section]}`);
-  return [`${PLAYBOOK_HEADING}${playbook.title} (${playbook.file})`, `When: ${playbook.when}`, ...sections].join(
-    '\n\n',
-  );
+  return [`${PLAYBOOK_HEADING}${playbook.title} (${playbook.file})`, ...sections].join('\n\n');
+}
+
+const EXAMPLE_CODE = `\n\n### ${PLAYBOOK_SECTIONS[3]}\n`;
+
+/** The playbook's prompt text without its example code: what planning the steps needs. */
+export function playbookWithoutCode(text: string): string {
+  const at = text.indexOf(EXAMPLE_CODE);
+  return at < 0 ? text : text.slice(0, at);
 }

@@ -144,7 +144,7 @@ function withPlanStep(spec: ToolSpec): ToolSpec {
       properties: {
         ...parameters.properties,
         // What it means is said once, with the plan (turn-message.ts), rather than in every tool.
-        plan_step: { type: 'integer', minimum: 1 },
+        plan_step: { type: 'integer' },
       },
     },
   };

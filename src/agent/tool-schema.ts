@@ -32,6 +32,9 @@ function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
       if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
       if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
       if (jsonSchema.minLength === 1) delete jsonSchema.minLength;
+      // Object keys are strings in JSON anyway.
+      if ((jsonSchema.propertyNames as { type?: string } | undefined)?.type === 'string')
+        delete jsonSchema.propertyNames;
     },
   });
   return parameters;

@@ -23,8 +23,7 @@ export const GO_ON = 'Go on with the work.';
 
 export const triageTool = defineTool({
   name: 'triage',
-  description:
-    'First call on a new request that is ambiguous, out of scope or multi-step; a clear one-step one needs none.',
+  description: 'First call on an ambiguous, out-of-scope or multi-step request.',
   schema: decision,
   async execute(value, context) {
     if (value.verdict === 'ambiguous' && value.question) {

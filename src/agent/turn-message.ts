@@ -6,7 +6,7 @@
  */
 
 /** Heads what was found for the request; the request follows it under {@link REQUEST_HEADING}. */
-export const FOUND_HEADING = 'Databases, tables and shared files for this request (use the columns listed here):';
+export const FOUND_HEADING = 'For this request (use the columns listed here):';
 export const REQUEST_HEADING = 'The request:';
 
 /** The message; the request alone when nothing was found for it. */
@@ -22,5 +22,5 @@ export function requestOfTurnMessage(content: string): string {
 
 /** The plan a request follows: a message of its own (a thread that always plans), or triage's result. */
 export function planMessage(plan: string): string {
-  return `Plan to follow (give each tool call the plan_step it works on, so the thread sees how far you are):\n${plan}`;
+  return `Plan to follow (give each tool call the plan_step it works on):\n${plan}`;
 }

@@ -44,8 +44,8 @@ export async function telcoAliases(databases: readonly Database[]): Promise<Reco
 export const KNOWLEDGE_MIN_SCORE = 1.5;
 const MIN_TERMS = 2;
 /** Pieces per request at most, and the characters they may fill. */
-const MAX_PIECES = 6;
-const MAX_CHARS = 3000;
+const MAX_PIECES = 4;
+const MAX_CHARS = 2400;
 
 /** Where verified queries learned from threads are written (query-proposals.ts): `verified-<name>.yaml`. */
 const LEARNED_FILE = /^verified-.*\.ya?ml$/i;

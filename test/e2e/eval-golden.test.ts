@@ -64,9 +64,9 @@ describe('tally eval on the telco golden suite (scripted oracle)', () => {
     expect(failures(results)).toEqual([]);
     // Every request after a case's first repeats what was sent before as its prefix, for the provider's cache.
     expect(repeatedPrefixShare(summaryOf(results).tokens)).toBeGreaterThanOrEqual(0.85);
-    // Triage folded into the first act request, a method given only to a multi-step request, and tighter prompts:
-    // 138,682 tokens on this suite, against 174,477 before the cache layout and 217,699 with it, unfolded.
-    expect(summaryOf(results).tokens.prompt).toBeLessThan(150_000);
+    // Triage folded into the first act request, a method given only to a multi-step request, tighter prompts and
+    // knowledge: 116,092 tokens on this suite, against 174,477 before the cache layout and 217,699 with it, unfolded.
+    expect(summaryOf(results).tokens.prompt).toBeLessThan(120_000);
     const byId = new Map(results.map((result) => [result.id, result]));
     const clarify = cases.find((evalCase) => evalCase.level === 'clarify');
     expect(byId.get(clarify?.id ?? '')?.transcript).toMatch(/Group the customers by what/);
@@ -90,9 +90,7 @@ describe('tally eval on the telco golden suite (scripted oracle)', () => {
       expect.stringMatching(/^- definition: active customer \(also: .*\): .* SQL: c\.Churn = 'No' AND s\.tenure >= 1$/),
     ]);
     expect(seen.get('golden-verified-payment-method')).toEqual([
-      expect.stringMatching(
-        /^- query: verified query "churn rate by payment method" \(verified by telco analytics team\)/,
-      ),
+      expect.stringMatching(/^- query: "churn rate by payment method" \(verified by telco analytics team\)/),
     ]);
     expect(seen.get('golden-attrition-by-contract')).toEqual([
       expect.stringMatching(

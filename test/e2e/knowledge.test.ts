@@ -51,11 +51,11 @@ describe('what tally knows, in a thread', () => {
   it('gives the work the definition the request uses, and offers the verified query', async () => {
     await fixture.say('How many active customers do we have per internet service? Write it up.');
     for (const prompt of prompts.slice(0, 1)) {
-      expect(prompt).toContain('what the organisation knows about this data');
+      expect(prompt).toContain('what the organisation knows (');
       expect(prompt).toContain(
         "has not churned (user_churn.Churn = 'No') and has been a customer for at least one whole month",
       );
-      expect(prompt).toContain(`verified query "${QUERY}" (verified by telco analytics team)`);
+      expect(prompt).toContain(`- query: "${QUERY}" (verified by telco analytics team)`);
     }
     expect(tools[0]).toContain('run_verified_query');
   });

@@ -49,7 +49,7 @@ describe('shared files', () => {
     // Profiled in the kernel and listed in the request's own message, where the model triages and works.
     expect(shownPrompts).toHaveLength(1);
     for (const prompt of shownPrompts) expect(prompt).toContain(PROFILE);
-    expect(shownPrompts[0]).toContain('a question about a shared file');
+    expect(shownPrompts[0]).toContain("a shared file's columns are answerable");
     expect(postsOf(fixture.posts, 'text').at(-1)?.markdown).toBe('Total sales: 42');
   });
 

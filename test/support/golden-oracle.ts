@@ -161,7 +161,7 @@ const TRAIN_TABLES = ['user_demographics', 'user_services', 'user_payments', 'us
 
 // ---- reading the knowledge in the prompt -----------------------------------------------------
 
-const KNOWLEDGE_HEADING = 'what the organisation knows about this data';
+const KNOWLEDGE_HEADING = 'what the organisation knows';
 
 /** The knowledge lines of a prompt (`- definition: …`, `- definition (telco_db): …` from several), first lines only. */
 export function knowledgeLines(system: string): string[] {
@@ -206,7 +206,7 @@ function definitionFor(prompt: ActPrompt, by: 'name' | 'synonym'): Definition | 
 function verifiedQueryFor(prompt: ActPrompt): string | undefined {
   const request = prompt.request.toLowerCase();
   for (const line of knowledgeLines(prompt.system)) {
-    const name = /^- query(?: \([^)]*\))?: verified query "([^"]+)"/.exec(line)?.[1];
+    const name = /^- query(?: \([^)]*\))?: "([^"]+)"/.exec(line)?.[1];
     if (name && request.includes(name.toLowerCase())) {
       prompt.saw(line);
       return name;

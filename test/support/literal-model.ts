@@ -1,6 +1,6 @@
 /**
  * A scripted model that follows its prompts literally (issue 22): it knows only the sources listed
- * under "Databases, tables and shared files" in the stage prompts it is sent. In its first reply (triage) it finds the
+ * under "Databases and their tables" and "For this request" in the prompts it is sent. In its first reply (triage) it finds the
  * columns a request uses and declines the request (`out_of_scope`, naming the columns) unless every
  * one of them is listed there; when it acts, it writes code only with the columns and the file path
  * it was shown. A model like this fails on shared files whose columns the prompts do not list, which
@@ -46,7 +46,7 @@ export interface ListedSource {
 }
 
 /** The headings sources are listed under: the system prompt's overview, a request's own message. */
-const SOURCES_HEADING = /^(?:Databases and their tables|Databases, tables and shared files)[^\n]*:\n/gm;
+const SOURCES_HEADING = /^(?:Databases and their tables|For this request)[^\n]*:\n/gm;
 
 /** The sources listed under the sources headings of the prompts' text (see {@link shownText}). */
 export function listedSources(shown: string): ListedSource[] {

@@ -8,6 +8,7 @@ import {
   loadPlaybooks,
   PLAYBOOK_SECTIONS,
   parsePlaybook,
+  playbookWithoutCode,
   rankPlaybooks,
 } from '../../src/agent/playbooks.js';
 import { loadStagePrompts, renderPrompt } from '../../src/agent/stage-prompts.js';
@@ -130,18 +131,19 @@ describe('playbooks', () => {
     expect(rankPlaybooks(playbooks, 'Which factors drive churn?', { minScore: 100 })).toEqual([]);
   });
 
-  it('puts the chosen playbook into the plan prompt', async () => {
+  it('puts the chosen playbook into the plan prompt without its example code, which the act requests get', async () => {
     const { plan } = await loadStagePrompts();
     const [best] = rankPlaybooks(playbooks, 'Is churn significantly higher for fiber optic customers?');
     if (!best) throw new Error('no playbook chosen');
-    const template = plan.template.includes('{{playbook}}') ? plan.template : `${plan.template}\n\n{{playbook}}`;
-    const prompt = renderPrompt(template, {
-      schema: 'telco_db: user_churn(...)',
-      playbook: formatPlaybookForPrompt(best.playbook),
-    });
+    const whole = formatPlaybookForPrompt(best.playbook);
+    expect(whole).toContain('### Example code\n');
+    expect(whole).toContain('chi2_contingency(');
+    const prompt = renderPrompt(plan.template, { playbook: playbookWithoutCode(whole) });
     expect(prompt).toContain('Playbook to follow: Churn driver analysis (churn-drivers.md)');
-    for (const section of PLAYBOOK_SECTIONS) expect(prompt).toContain(`### ${section}\n`);
-    expect(prompt).toContain('chi2_contingency');
+    for (const section of PLAYBOOK_SECTIONS.slice(0, 3)) expect(prompt).toContain(`### ${section}\n`);
+    expect(prompt).not.toContain('### Example code');
+    expect(prompt).not.toContain('```python');
+    expect(playbookWithoutCode('no sections')).toBe('no sections');
   });
 
   it.each([

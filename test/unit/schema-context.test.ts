@@ -83,7 +83,7 @@ describe('schemaContext on a small schema', () => {
     const payments = TELCO_TABLES.find((table) => table.name === 'user_payments');
     for (const column of payments?.columns ?? []) expect(relevant).toContain(`${column.name} `);
     expect(described(relevant)).not.toContain('user_services');
-    expect(relevant).toMatch(/\(\d+ more tables not described here: list_tables, describe_table\)$/);
+    expect(relevant).toMatch(/\(\d+ more tables: list_tables, describe_table\)$/);
   });
 
   it('says a table with the columns of one described before it is so, instead of describing it again', async () => {
@@ -95,6 +95,31 @@ describe('schemaContext on a small schema', () => {
     expect(first).toMatch(/\): customerID text \(Customer id/);
     expect(second).toMatch(/\): the columns of user_churn(_new)?$/);
     expect(second).not.toContain('customerID');
+  });
+
+  it('leaves out the comments of a table and its columns that a knowledge piece sent with them describes', async () => {
+    const { database } = fakeDatabase('telco', telcoDescriptions());
+    const question = 'how many customers pay by check?';
+    const bare = (await schemaContext([database], question, [])).relevant;
+    const payments = bare.split('\n').find((line) => line.startsWith('- user_payments ('));
+    expect(payments).toMatch(/rows; Contract, billing/);
+    expect(payments).toMatch(/PaymentMethod text \(How the customer pays\)/);
+    const known: KnowledgePiece[] = [
+      {
+        database: 'telco',
+        kind: 'table',
+        title: 'user_payments',
+        text: 'user_payments: one row per customer\n    PaymentMethod (also: pay method): how the customer pays',
+        source: 'tables.yaml',
+        tables: ['user_payments'],
+      },
+    ];
+    const relevant = (await schemaContext([database], question, known)).relevant;
+    const line = relevant.split('\n').find((candidate) => candidate.startsWith('- user_payments ('));
+    expect(line).toMatch(/^- user_payments \(5,634 rows\): customerID text/);
+    expect(line).toContain('PaymentMethod text,');
+    // A column the piece does not describe keeps its comment.
+    expect(line).toMatch(/Contract text \(Contract term\)/);
   });
 
   it('describes no table when the request names none, and says where to look', async () => {
@@ -136,7 +161,7 @@ describe('schemaContext on 1,000 tables', () => {
     expect(described(relevant).indexOf('fleet_fuel_purchases_archive')).toBeGreaterThan(
       described(relevant).indexOf('fleet_vehicles'),
     );
-    expect(relevant).toMatch(/\(\d+ more tables not described here: list_tables, describe_table\)$/);
+    expect(relevant).toMatch(/\(\d+ more tables: list_tables, describe_table\)$/);
     expect(described(relevant).length).toBeLessThan(15);
   });
 

@@ -13,7 +13,7 @@ import type { ChatMessage, LlmClient } from '../../src/ports/llm.js';
 describe("a request's own message", () => {
   it('carries what was found for the request, then the request, which can be read back', () => {
     const message = turnMessage('Churn by contract?', '- user_churn (7,043 rows): Churn varchar');
-    expect(message).toMatch(/^Databases, tables and shared files for this request .*:\n- user_churn/);
+    expect(message).toMatch(/^For this request .*:\n- user_churn/);
     expect(message.endsWith('\n\nThe request:\nChurn by contract?')).toBe(true);
     expect(requestOfTurnMessage(message)).toBe('Churn by contract?');
   });
@@ -24,9 +24,7 @@ describe("a request's own message", () => {
   });
 
   it('is followed by the plan, which says how to name its steps', () => {
-    expect(planMessage('1. Count')).toBe(
-      'Plan to follow (give each tool call the plan_step it works on, so the thread sees how far you are):\n1. Count',
-    );
+    expect(planMessage('1. Count')).toBe('Plan to follow (give each tool call the plan_step it works on):\n1. Count');
   });
 });
 
@@ -37,10 +35,30 @@ describe('the tools of a turn', () => {
     expect(specs.map((spec) => spec.name)).toContain('run_verified_query');
     for (const spec of specs.filter((candidate) => candidate.name !== 'triage')) {
       const parameters = spec.parameters as { properties: Record<string, unknown>; required?: string[] };
-      expect(parameters.properties.plan_step).toMatchObject({ type: 'integer', minimum: 1 });
+      expect(parameters.properties.plan_step).toEqual({ type: 'integer' });
       expect(parameters.required ?? []).not.toContain('plan_step');
     }
     expect(JSON.stringify(toolSpecs(turnTools({ queries: true })))).toBe(JSON.stringify(specs));
+  });
+
+  it('ask no database when there is only one, and take a call that names it anyway', () => {
+    const hasDatabase = (tools: ReturnType<typeof turnTools>) =>
+      toolSpecs(tools)
+        .filter((spec) => 'database' in (spec.parameters as { properties: object }).properties)
+        .map((spec) => spec.name);
+    expect(hasDatabase(turnTools({ queries: true }))).toEqual([
+      'describe_table',
+      'run_sql',
+      'load_dataframe',
+      'run_verified_query',
+    ]);
+    const one = turnTools({ queries: true, oneDatabase: true });
+    expect(hasDatabase(one)).toEqual([]);
+    const runSql = one.find((tool) => tool.name === 'run_sql');
+    expect(runSql?.schema.safeParse({ sql: 'SELECT 1', database: 'telco' })).toMatchObject({
+      success: true,
+      data: { sql: 'SELECT 1', max_rows: 20 },
+    });
   });
 });
 

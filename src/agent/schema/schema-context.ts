@@ -12,7 +12,7 @@ import type { Database, TableDescription } from '../../ports/database.js';
 import type { KnowledgePiece } from '../../ports/knowledge.js';
 import { catalogueTables } from './catalogue-tables.js';
 import { pickTables } from './pick-tables.js';
-import { databaseOverview, describeTableLine, sameColumnsLine } from './schema-text.js';
+import { databaseOverview, describeTableLine, saidKey, sameColumnsLine } from './schema-text.js';
 import { type CatalogueTable, scoreTables, tableByKey } from './table-search.js';
 
 /** Characters of table names in the overview, shared by the databases. */
@@ -85,19 +85,39 @@ function relevantOf(all: readonly CatalogueTable[], question: string, known: rea
   }
   const rest = all.length - picked.length;
   return [
-    'tables that may answer this request (column kind, key, -> foreign key):',
-    ...describe(picked, RELEVANT_CHARS),
-    ...(rest > 0
-      ? [`(${rest} more table${rest === 1 ? '' : 's'} not described here: list_tables, describe_table)`]
-      : []),
+    'tables for it (column kind, key, -> foreign key):',
+    ...describe(picked, RELEVANT_CHARS, describedIn(known)),
+    ...(rest > 0 ? [`(${rest} more table${rest === 1 ? '' : 's'}: list_tables, describe_table)`] : []),
   ].join('\n');
+}
+
+const withoutComment = ({ comment: _, ...table }: TableDescription): TableDescription => table;
+
+const columnKey = (database: string, table: string, column: string) =>
+  `${database}\u0000${table}\u0000${column}`.toLowerCase();
+
+/**
+ * The tables and columns the knowledge sent with this request describes (a table piece: the table on its head line,
+ * then a line per column, `    Column (also: …): what it holds`; a table's key has no column): their comments are not
+ * said again in the table's line.
+ */
+function describedIn(known: readonly KnowledgePiece[]): Set<string> {
+  const described = new Set<string>();
+  for (const piece of known.filter((candidate) => candidate.kind === 'table')) {
+    described.add(columnKey(piece.database, piece.title, ''));
+    for (const line of piece.text.split('\n').slice(1)) {
+      const column = /^\s+([^\s:(]+)/.exec(line)?.[1];
+      if (column) described.add(columnKey(piece.database, piece.title, column));
+    }
+  }
+  return described;
 }
 
 /**
  * Grouped by database in the order given; each table with comments if it fits, else without, else named only; a
  * table whose columns are those of one already described, by that one's name.
  */
-function describe(tables: readonly CatalogueTable[], budget: number): string[] {
+function describe(tables: readonly CatalogueTable[], budget: number, inKnowledge: ReadonlySet<string>): string[] {
   const databases = [...new Set(tables.map((entry) => entry.database))];
   const many = databases.length > 1;
   const lines: string[] = [];
@@ -112,10 +132,14 @@ function describe(tables: readonly CatalogueTable[], budget: number): string[] {
       const columns = columnsKey(table);
       const same = described.get(columns);
       const saying = new Set(said);
-      const detailed = same ? sameColumnsLine(table, same) : describeTableLine(table, true, saying);
+      for (const column of table.columns) {
+        if (inKnowledge.has(columnKey(database, table.name, column.name))) saying.add(saidKey(column));
+      }
+      const shown = inKnowledge.has(columnKey(database, table.name, '')) ? withoutComment(table) : table;
+      const detailed = same ? sameColumnsLine(shown, same) : describeTableLine(shown, true, saying);
       const fits = detailed.length + 1 <= left || same;
       if (fits) said = saying;
-      const line = fits ? detailed : describeTableLine(table, false);
+      const line = fits ? detailed : describeTableLine(shown, false);
       if (line.length + 1 > left) {
         unsaid.push(many ? `${database}.${table.name}` : table.name);
         continue;

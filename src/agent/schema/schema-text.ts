@@ -23,10 +23,15 @@ export function sameColumnsLine(table: TableDescription, other: string): string 
   return `${describeTableLine({ ...table, columns: [] }, false).slice(0, -2)}: the columns of ${other}`;
 }
 
+/** How `said` knows a column's comment was given. */
+export function saidKey(column: ColumnInfo): string {
+  return `${column.name}\u0000${column.comment ?? ''}`;
+}
+
 function describeColumn(column: ColumnInfo, detailed: boolean, said: Set<string> | undefined): string {
   const key = column.key === 'primary' ? ' key' : '';
   const reference = column.references ? ` -> ${column.references.table}.${column.references.column}` : '';
-  const known = `${column.name}\u0000${column.comment ?? ''}`;
+  const known = saidKey(column);
   const comment = detailed && column.comment && !said?.has(known) ? ` (${short(column.comment)})` : '';
   if (comment) said?.add(known);
   return `${column.name} ${column.kind}${key}${reference}${comment}`;

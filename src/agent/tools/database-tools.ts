@@ -6,7 +6,7 @@ import { formatRows, truncateForModel } from '../format-for-model.js';
 import { callOf, defineTool, pickDatabase, type ToolContext, type ToolOutcome, type WorkCell } from '../tool.js';
 
 /** Which database; the first when left out (the system prompt lists them in order). */
-const database = z.string().optional();
+const database = z.string().optional().describe('default: the first database listed');
 
 /** Mistakes in the SQL or the request go back to the model; a broken connection does not. */
 const MODEL_FACING = new Set(['SQL_REJECTED', 'QUERY_FAILED', 'QUERY_TIMEOUT', 'EXTRACT_TOO_LARGE', 'EXTRACT_FAILED']);
@@ -22,7 +22,7 @@ export async function modelFacing(action: () => Promise<ToolOutcome>): Promise<T
 
 export const listTables = defineTool({
   name: 'list_tables',
-  description: 'The tables of every database, with row counts.',
+  description: "Every database's tables, with row counts.",
   schema: z.object({}),
   async execute(_, context) {
     const lines: string[] = [];
@@ -38,7 +38,7 @@ export const listTables = defineTool({
 
 export const describeTable = defineTool({
   name: 'describe_table',
-  description: "A table's columns (type, nulls, keys, comments) with sample values.",
+  description: "A table's columns (type, nulls, keys, comments) and sample values.",
   schema: z.object({ table: z.string().min(1), database }),
   async execute({ table, database: name }, context) {
     const db = pickDatabase(context.databases, name);
@@ -61,7 +61,7 @@ export const describeTable = defineTool({
 
 export const runSql = defineTool({
   name: 'run_sql',
-  description: 'Run one read-only SELECT: a preview of its rows (max_rows).',
+  description: 'One read-only SELECT; shows up to max_rows rows.',
   schema: z.object({ sql: z.string().min(1), database, max_rows: z.number().int().min(1).max(200).default(20) }),
   async execute({ sql, database: name, max_rows }, context) {
     const db = pickDatabase(context.databases, name);
@@ -108,7 +108,7 @@ export async function previewRows(
 
 export const loadDataframe = defineTool({
   name: 'load_dataframe',
-  description: 'Run one read-only SELECT and load all its rows into the kernel as the pandas DataFrame `name`.',
+  description: 'One read-only SELECT, all rows loaded into the kernel as the DataFrame `name`.',
   schema: z.object({
     sql: z.string().min(1),
     name: z.string().min(1),

@@ -24,8 +24,8 @@ export function describeExecution(execution: Execution): string {
 export const runPython = defineTool({
   name: 'run_python',
   description:
-    'Run Python in the kernel (variables persist; pandas, numpy, matplotlib, scipy, statsmodels, sklearn). ' +
-    'The last expression is shown; figures are posted.',
+    'Python in the kernel (pandas, numpy, matplotlib, scipy, statsmodels, sklearn): shows the last expression, ' +
+    'posts figures.',
   schema: z.object({ code: z.string().min(1) }),
   async execute({ code }, context) {
     const kernel = await context.kernel();
@@ -51,7 +51,7 @@ export const runPython = defineTool({
 
 export const askUser = defineTool({
   name: 'ask_user',
-  description: 'Ask the user one short question (choices optional); the turn waits for the answer.',
+  description: 'Asks the user one short question; waits for the answer.',
   schema: z.object({ question: z.string().min(1), choices: z.array(z.string().min(1)).max(5).optional() }),
   async execute({ question, choices }) {
     return {
@@ -63,14 +63,12 @@ export const askUser = defineTool({
 
 export const draftSection = defineTool({
   name: 'draft_section',
-  description:
-    'Hand in one report section for review, the cells and charts since the last one as its evidence; the turn ' +
-    'waits for the decision.',
+  description: 'One report section for review (evidence: the cells and charts since the last); waits for the decision.',
   schema: z.object({
     title: z.string().min(1),
     markdown: z.string().min(1),
     stage: z.string().min(1).optional(),
-    revises: z.string().min(1).optional().describe('Id of the section revised, e.g. s1'),
+    revises: z.string().min(1).optional().describe('section id, e.g. s1'),
   }),
   async execute({ title, markdown, stage, revises }, context) {
     const verdict = context.reviewFigures ? await context.reviewFigures(markdown, 'section') : undefined;

@@ -6,12 +6,10 @@ import { modelFacing, previewRows } from './database-tools.js';
 
 export const runVerifiedQuery = defineTool({
   name: 'run_verified_query',
-  description:
-    'Run a verified query by name (parameters as name/value pairs): a preview, or all rows as the DataFrame ' +
-    '`dataframe`. Prefer it to writing the same SQL.',
+  description: 'A verified query by name, with its parameters: a preview, or all rows as the DataFrame `dataframe`.',
   schema: z.object({
     name: z.string().min(1),
-    database: z.string().optional(),
+    database: z.string().optional().describe('default: the first database listed'),
     parameters: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
     dataframe: z.string().min(1).optional(),
   }),
