@@ -14,9 +14,10 @@ export async function relevantKnowledge(
     databases.map(async (database) => ({
       database: database.name,
       // The kept catalogue when there is one: listing counts rows, which on a thousand tables is a thousand queries.
-      tables: (database.catalogue ? (await database.catalogue()).tables : await database.listTables()).map(
-        (table) => table.name,
-      ),
+      tables: (database.catalogue
+        ? (await database.catalogue({ kept: true })).tables
+        : await database.listTables()
+      ).map((table) => table.name),
     })),
   );
   return knowledge.relevant(topic, readable);

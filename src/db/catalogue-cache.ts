@@ -1,7 +1,10 @@
 /**
  * A connector's catalogue kept between calls: read once in bulk, then checked with one cheap fingerprint query (at
  * most every `checkEveryMs`) and read again when the fingerprint moved, after `maxAgeMs` (row counts drift without
- * changing the schema), or when asked for a fresh one. Calls that overlap share one read.
+ * changing the schema), or when asked for a fresh one. Calls that overlap share one read. A call that asks for what
+ * is kept (a turn's prompts) gets it at once while it was checked lately, and leaves the check that is due running
+ * for the calls after it: during a conversation no turn waits on the catalogue, and none is told a schema older than
+ * its last check.
  */
 import type { Catalogue, CatalogueOptions, TableDescription } from '../ports/database.js';
 
@@ -10,6 +13,11 @@ export interface CatalogueCacheOptions {
   checkEveryMs?: number;
   /** Read again after this long whatever the fingerprint says (row counts, estimates). Default 600000 ms. */
   maxAgeMs?: number;
+  /**
+   * A `kept` call gets what is kept at once while its last check is at most this old (a conversation under way);
+   * after a longer quiet it waits for the check like any call. Default 60000 ms.
+   */
+  keptForMs?: number;
   /** Milliseconds now. Default `Date.now`. */
   now?: () => number;
 }
@@ -32,6 +40,7 @@ export class CatalogueCache {
   private pending: Promise<Catalogue> | undefined;
   private readonly checkEveryMs: number;
   private readonly maxAgeMs: number;
+  private readonly keptForMs: number;
   private readonly now: () => number;
 
   constructor(
@@ -40,17 +49,31 @@ export class CatalogueCache {
   ) {
     this.checkEveryMs = options.checkEveryMs ?? 2000;
     this.maxAgeMs = options.maxAgeMs ?? 600_000;
+    this.keptForMs = options.keptForMs ?? 60_000;
     this.now = options.now ?? Date.now;
   }
 
   get(options: CatalogueOptions = {}): Promise<Catalogue> {
     if (options.fresh) return this.share(() => this.read());
-    if (this.pending) return this.pending;
     const kept = this.kept;
+    const atOnce = options.kept === true && kept !== undefined && this.now() - kept.checkedAt < this.keptForMs;
+    if (this.pending && !atOnce) return this.pending;
+    if (!kept) return this.share(() => this.read());
+    const due = this.pending ? undefined : this.due(kept);
+    if (!due) return Promise.resolve(kept.catalogue);
+    const refreshed = this.share(due);
+    if (!atOnce) return refreshed;
+    // A failed check or read is seen by the next call that waits for one; this one has its answer.
+    refreshed.catch(() => undefined);
+    return Promise.resolve(kept.catalogue);
+  }
+
+  /** A read when what is kept is too old, a fingerprint check when one is due, else nothing. */
+  private due(kept: Kept): (() => Promise<Catalogue>) | undefined {
     const now = this.now();
-    if (!kept || now - kept.readAt >= this.maxAgeMs) return this.share(() => this.read());
-    if (now - kept.checkedAt < this.checkEveryMs) return Promise.resolve(kept.catalogue);
-    return this.share(() => this.check(kept));
+    if (now - kept.readAt >= this.maxAgeMs) return () => this.read();
+    if (now - kept.checkedAt >= this.checkEveryMs) return () => this.check(kept);
+    return undefined;
   }
 
   private share(task: () => Promise<Catalogue>): Promise<Catalogue> {

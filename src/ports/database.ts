@@ -59,6 +59,11 @@ export interface Catalogue {
 export interface CatalogueOptions {
   /** Read it again now, whatever is kept. Default false. */
   fresh?: boolean;
+  /**
+   * What is kept, at once, when it was checked lately (within a minute by default): a fingerprint check or read that
+   * is due runs in the background and the next call sees what it found. For a turn's prompts. Default false.
+   */
+  kept?: boolean;
 }
 
 export interface QueryColumn {

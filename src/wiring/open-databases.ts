@@ -1,6 +1,6 @@
 /**
  * The configured databases of a tally, opened: the embedded demo database is built first when no DATABASE_URL is
- * set and its file is not there yet.
+ * set and its file is not there yet; each one's catalogue is read in the background as soon as it is open.
  */
 import { existsSync } from 'node:fs';
 import { loadTelco } from '../../telco_data/index.js';
@@ -19,7 +19,17 @@ export async function openDatabases(config: Config, logger: Logger, say: (line: 
         const report = await loadTelco({ target: settings.url });
         say(`  ${report.trainCustomers} train and ${report.testCustomers} test customers in ${report.durationMs} ms`);
       }
-      databases.push(await openDatabase(settings, config.databaseLimits, logger));
+      const database = await openDatabase(settings, config.databaseLimits, logger);
+      databases.push(database);
+      // Read now, not awaited: the first turn finds the catalogue kept instead of reading a warehouse's.
+      database
+        .catalogue?.()
+        .catch((error: unknown) =>
+          logger.warn(
+            { database: database.name, err: error },
+            'reading the catalogue at start-up failed; a turn reads it',
+          ),
+        );
     }
   } catch (error) {
     await Promise.all(databases.map((database) => database.close()));

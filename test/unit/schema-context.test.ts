@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { describedWarehouseTable, warehouseTables } from '../../bench/schema-warehouse.js';
 import { OVERVIEW_CHARS, RELEVANT_CHARS, schemaContext } from '../../src/agent/schema/schema-context.js';
-import { identifierText } from '../../src/agent/schema/table-search.js';
+import { type CatalogueTable, identifierText, scoreTables } from '../../src/agent/schema/table-search.js';
 import type { Catalogue, Database, TableDescription } from '../../src/ports/database.js';
 import type { KnowledgePiece } from '../../src/ports/knowledge.js';
 import { TELCO_TABLES } from '../../telco_data/telco-tables.js';
@@ -217,6 +217,27 @@ describe('schemaContext on 1,000 tables', () => {
     const { database, calls } = warehouse();
     await schemaContext([database], 'open support tickets by priority', []);
     expect(calls).toEqual({ catalogue: 1, listTables: 0, describeTable: 0 });
+  });
+});
+
+describe('scoreTables', () => {
+  it('ranks the best few as a full sort of every score would, ties by name', () => {
+    const tables: CatalogueTable[] = warehouseTables()
+      .map(describedWarehouseTable)
+      .map((table) => ({ database: 'warehouse', table }));
+    for (const question of ['fuel cost per vehicle', 'orders by region and status', 'monthly web sessions', 'id']) {
+      const scores = scoreTables(tables, question, []);
+      const sorted = tables
+        .map((entry) => ({ name: entry.table.name, score: scores.scoreOf(`warehouse.${entry.table.name}`) }))
+        .filter((entry) => entry.score > 0)
+        .sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : 1));
+      for (const count of [1, 8, 40]) {
+        const best = scores.best(count);
+        expect(best.map((entry) => entry.table.name)).toEqual(sorted.slice(0, count).map((entry) => entry.name));
+        expect(best.map((entry) => entry.score)).toEqual(sorted.slice(0, count).map((entry) => entry.score));
+      }
+    }
+    expect(scoreTables(tables, 'zzz qqq', []).best(8)).toEqual([]);
   });
 });
 

@@ -13,7 +13,7 @@ import type { KnowledgePiece } from '../../ports/knowledge.js';
 import { catalogueTables } from './catalogue-tables.js';
 import { pickTables } from './pick-tables.js';
 import { databaseOverview, describeTableLine, saidKey, sameColumnsLine } from './schema-text.js';
-import { type CatalogueTable, scoreTables, tableByKey } from './table-search.js';
+import { type CatalogueTable, scoreTables } from './table-search.js';
 
 /** Characters of table names in the overview, shared by the databases. */
 export const OVERVIEW_CHARS = 3000;
@@ -79,7 +79,7 @@ function overviewOf(catalogues: readonly DatabaseTables[]): string {
 
 function relevantOf(all: readonly CatalogueTable[], question: string, known: readonly KnowledgePiece[]): string {
   if (all.length === 0) return '';
-  const picked = pickTables(scoreTables(all, question, known), known, (key) => tableByKey(all, key));
+  const picked = pickTables(all, scoreTables(all, question, known), known);
   if (picked.length === 0) {
     return 'No table name, column or comment matches this request: find tables with list_tables and describe_table.';
   }

@@ -12,7 +12,7 @@ const COMMENT_CHARS = 60;
  * it: the same column with the same comment in a table described before (a key shared by every table).
  */
 export function describeTableLine(table: TableDescription, detailed: boolean, said?: Set<string>): string {
-  const rows = `${table.rowsExact ? '' : '~'}${table.rows.toLocaleString('en-US')} rows`;
+  const rows = `${table.rowsExact ? '' : '~'}${thousands(table.rows)} rows`;
   const comment = table.comment ? `; ${short(table.comment)}` : '';
   const columns = table.columns.map((column) => describeColumn(column, detailed, said)).join(', ');
   return `- ${table.name} (${rows}${comment}): ${columns}`;
@@ -35,6 +35,11 @@ function describeColumn(column: ColumnInfo, detailed: boolean, said: Set<string>
   const comment = detailed && column.comment && !said?.has(known) ? ` (${short(column.comment)})` : '';
   if (comment) said?.add(known);
   return `${column.name} ${column.kind}${key}${reference}${comment}`;
+}
+
+/** `12345` -> `12,345` (what `toLocaleString('en-US')` gives for a whole number, without its cost). */
+function thousands(count: number): string {
+  return String(Math.round(count)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
 function short(text: string): string {

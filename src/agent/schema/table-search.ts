@@ -1,12 +1,14 @@
 /**
  * Which tables a question is about: BM25 over each table's words (`table-words.ts`), plus a bonus for how much of a
  * table's name the question says and for the tables the turn's knowledge pieces name; a derived table (`x_daily` of
- * `x`) the question does not ask for by its suffix keeps only a share. An inverted index is kept per table list, so
- * a turn touches only the tables that hold one of its words: a few milliseconds on a thousand tables.
+ * `x`) the question does not ask for by its suffix keeps only a share. Everything that depends on the tables alone
+ * (postings, length norms, name sizes, derived tables' own words) is worked out once per table list, so a turn
+ * touches only the postings of its own words and ranks only the few best: on a thousand tables about what it costs
+ * on eight.
  */
 import type { TableDescription } from '../../ports/database.js';
 import type { KnowledgePiece } from '../../ports/knowledge.js';
-import { cachedTokens, identifierText, questionWords, type TableWords, tableWords } from './table-words.js';
+import { cachedTokens, identifierText, questionWords, tableWords } from './table-words.js';
 
 export { identifierText } from './table-words.js';
 
@@ -20,6 +22,14 @@ export interface ScoredTable extends CatalogueTable {
   score: number;
 }
 
+/** A question's scores over a table list. */
+export interface TableScores {
+  /** The `count` best tables that scored above zero, best first (ties by database, then name). */
+  best(count: number): ScoredTable[];
+  /** The score of `database.table`: 0 when it scored nothing or is not in the list. */
+  scoreOf(key: string): number;
+}
+
 const K1 = 1.2;
 const B = 0.75;
 /** Added for a table whose name's words the question says, scaled by the share said (squared). */
@@ -31,11 +41,14 @@ const KNOWLEDGE_DECAY = 0.85;
 const VARIANT_SHARE = 0.6;
 
 interface SearchIndex {
-  /** word -> [table index, frequency] pairs, flattened. */
+  /** word -> [table index, frequency, 1 when the table's name has the word] triples, flattened. */
   postings: Map<string, number[]>;
-  words: TableWords[];
   /** BM25's length normalisation per table. */
   norms: Float64Array;
+  /** Distinct words in each table's name. */
+  nameSizes: Uint16Array;
+  /** Per table: the words a derived table's name adds to its base's (`daily` of `x_daily`), else undefined. */
+  variantWords: Array<readonly string[] | undefined>;
   /** `database.table` -> table index. */
   keys: Map<string, number>;
 }
@@ -50,19 +63,31 @@ function indexOf(tables: readonly CatalogueTable[]): SearchIndex {
   const postings = new Map<string, number[]>();
   all.forEach((entry, position) => {
     for (const [word, frequency] of entry.counts) {
+      const inName = entry.name.has(word) ? 1 : 0;
       const list = postings.get(word);
-      if (list) list.push(position, frequency);
-      else postings.set(word, [position, frequency]);
+      if (list) list.push(position, frequency, inName);
+      else postings.set(word, [position, frequency, inName]);
     }
   });
+  const keys = new Map(tables.map((entry, position) => [`${entry.database}.${entry.table.name}`, position]));
   index = {
     postings,
-    words: all,
     norms: Float64Array.from(all, (entry) => K1 * (1 - B + (B * entry.length) / averageLength)),
-    keys: new Map(tables.map((entry, position) => [`${entry.database}.${entry.table.name}`, position])),
+    nameSizes: Uint16Array.from(all, (entry) => Math.max(entry.name.size, 1)),
+    variantWords: tables.map((entry) => variantWords(entry, keys)),
+    keys,
   };
   indexes.set(tables, index);
   return index;
+}
+
+/** `x_daily` when the list has `x`: the words of `daily`, which a question must say to ask for it. */
+function variantWords(entry: CatalogueTable, keys: ReadonlyMap<string, number>): readonly string[] | undefined {
+  const name = entry.table.name;
+  for (let cut = name.lastIndexOf('_'); cut > 0; cut = name.lastIndexOf('_', cut - 1)) {
+    if (keys.has(`${entry.database}.${name.slice(0, cut)}`)) return cachedTokens(identifierText(name.slice(cut + 1)));
+  }
+  return undefined;
 }
 
 /** The table of `database.table` in the list, if there is one (looked up in the kept index). */
@@ -71,65 +96,88 @@ export function tableByKey(tables: readonly CatalogueTable[], key: string): Cata
   return position === undefined ? undefined : tables[position];
 }
 
-/** The tables that score above zero for the question and the turn's knowledge, best first (ties by name). */
+/** The question's and the turn's knowledge's scores over the tables. */
 export function scoreTables(
   tables: readonly CatalogueTable[],
   question: string,
   known: readonly KnowledgePiece[],
-): ScoredTable[] {
+): TableScores {
   const index = indexOf(tables);
   const said = new Set(questionWords(question));
   const scores = new Float64Array(tables.length);
   const named = new Uint16Array(tables.length);
-  const touched = new Set<number>();
+  const seen = new Uint8Array(tables.length);
+  const touched: number[] = [];
+  const touch = (position: number) => {
+    if (seen[position] === 0) {
+      seen[position] = 1;
+      touched.push(position);
+    }
+  };
   for (const term of said) {
     const postings = index.postings.get(term);
     if (!postings) continue;
-    const containing = postings.length / 2;
+    const containing = postings.length / 3;
     const idf = Math.log(1 + (tables.length - containing + 0.5) / (containing + 0.5));
-    for (let at = 0; at < postings.length; at += 2) {
+    for (let at = 0; at < postings.length; at += 3) {
       const position = postings[at] as number;
       const frequency = postings[at + 1] as number;
       scores[position] =
-        (scores[position] ?? 0) + (idf * frequency * (K1 + 1)) / (frequency + (index.norms[position] ?? 1));
-      if (index.words[position]?.name.has(term)) named[position] = (named[position] ?? 0) + 1;
-      touched.add(position);
+        (scores[position] as number) + (idf * frequency * (K1 + 1)) / (frequency + (index.norms[position] as number));
+      named[position] = (named[position] as number) + (postings[at + 2] as number);
+      touch(position);
     }
   }
   for (const [key, bonus] of knowledgeBonus(known)) {
     const position = index.keys.get(key);
     if (position === undefined) continue;
-    scores[position] = (scores[position] ?? 0) + bonus;
-    touched.add(position);
+    scores[position] = (scores[position] as number) + bonus;
+    touch(position);
   }
-  const scored: ScoredTable[] = [];
   for (const position of touched) {
-    const entry = tables[position] as CatalogueTable;
-    const size = index.words[position]?.name.size ?? 1;
-    let score = (scores[position] as number) + NAME_BONUS * ((named[position] as number) / size) ** 2;
-    if (score > 0 && isUnaskedVariant(entry, index.keys, said)) score *= VARIANT_SHARE;
-    if (score > 0) scored.push({ ...entry, score });
+    let score =
+      (scores[position] as number) +
+      NAME_BONUS * ((named[position] as number) / (index.nameSizes[position] as number)) ** 2;
+    const variant = index.variantWords[position];
+    if (variant && !variant.every((word) => said.has(word))) score *= VARIANT_SHARE;
+    scores[position] = score;
   }
-  return scored.sort(
-    (a, b) => b.score - a.score || compare(a.database, b.database) || compare(a.table.name, b.table.name),
-  );
+  return {
+    best: (count) => best(tables, scores, touched, count),
+    scoreOf: (key) => {
+      const position = index.keys.get(key);
+      return position === undefined ? 0 : (scores[position] as number);
+    },
+  };
 }
 
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-/** `x_daily` when the catalogue has `x` and the question does not say `daily`: a derived table, not the one asked. */
-function isUnaskedVariant(
-  entry: CatalogueTable,
-  keys: ReadonlyMap<string, number>,
-  said: ReadonlySet<string>,
-): boolean {
-  const name = entry.table.name;
-  for (let cut = name.lastIndexOf('_'); cut > 0; cut = name.lastIndexOf('_', cut - 1)) {
-    if (keys.has(`${entry.database}.${name.slice(0, cut)}`)) {
-      return !cachedTokens(identifierText(name.slice(cut + 1))).every((word) => said.has(word));
+/** The `count` best of the touched tables: kept in order while walking them once (`count` is a handful). */
+function best(
+  tables: readonly CatalogueTable[],
+  scores: Float64Array,
+  touched: readonly number[],
+  count: number,
+): ScoredTable[] {
+  const before = (a: number, b: number) => {
+    const difference = (scores[a] as number) - (scores[b] as number);
+    if (difference !== 0) return difference > 0;
+    const x = tables[a] as CatalogueTable;
+    const y = tables[b] as CatalogueTable;
+    return x.database !== y.database ? x.database < y.database : x.table.name < y.table.name;
+  };
+  const top: number[] = [];
+  if (count <= 0) return [];
+  for (const position of touched) {
+    if (!((scores[position] as number) > 0)) continue;
+    if (top.length === count) {
+      if (!before(position, top[count - 1] as number)) continue;
+      top.pop();
     }
+    let at = top.length;
+    while (at > 0 && before(position, top[at - 1] as number)) at -= 1;
+    top.splice(at, 0, position);
   }
-  return false;
+  return top.map((position) => ({ ...(tables[position] as CatalogueTable), score: scores[position] as number }));
 }
 
 /** `database.table` -> the bonus of the best-ranked knowledge piece that names it. */
