@@ -1,7 +1,7 @@
 /**
- * The agent and one turn of it: the request's context (schema, shared files, knowledge), then the request opened
- * (open-request.ts: playbook, the request's messages) or a paused call resumed (resume-paused-call.ts), then the tool loop
- * that does the work, and what the thread is told at the end. Speaks only through posts.
+ * The agent and one turn of it: the request's context (turn-context.ts: schema, shared files, knowledge), then the
+ * request opened (open-request.ts: playbook, the request's messages) or a paused call resumed (resume-paused-call.ts),
+ * then the tool loop that does the work, and what the thread is told at the end. Speaks only through posts.
  */
 import type { Logger } from '../base/logger.js';
 import type { Database } from '../ports/database.js';
@@ -16,7 +16,6 @@ import { figureReview } from './grounding/figure-review.js';
 import { DEFAULT_APPROX } from './grounding/ground-figures.js';
 import { keepGiven, keepToolResult } from './grounding/thread-evidence.js';
 import { answerInterruptedCalls } from './interrupted-calls.js';
-import { formatKnowledge, knowledgeFor, relevantKnowledge, topicOf } from './knowledge-prompt.js';
 import {
   clarifyRequest,
   guidanceFor,
@@ -28,14 +27,13 @@ import {
 import type { Playbook } from './playbooks.js';
 import { resumePausedCall } from './resume-paused-call.js';
 import { runToolLoop, toolSpecs } from './run-tool-loop.js';
-import { schemaContext } from './schema/schema-context.js';
 import type { AgentSettings } from './settings.js';
-import { summariseSharedFiles } from './shared-file-profile.js';
-import { renderPrompt, type Stage, type StagePrompts } from './stage-prompts.js';
+import type { Stage, StagePrompts } from './stage-prompts.js';
 import { afterFailures, afterMs, afterSteps, afterTokens, whenAsked } from './stop-conditions.js';
 import type { AgentTool, ToolContext } from './tool.js';
 import { tracedToolCall } from './traced-tool-call.js';
 import { triageTool } from './triage.js';
+import { turnContext } from './turn-context.js';
 import { planSteps, TurnProgressTracker } from './turn-progress.js';
 import type { TurnRequest } from './turn-request.js';
 import { turnTools } from './turn-tools.js';
@@ -110,23 +108,8 @@ export class Agent {
 
   private async work(request: TurnRequest, progress: TurnProgressTracker): Promise<TurnOutcome> {
     const { conversation, settings, emit } = request;
-    const databases = request.databases ?? this.options.databases;
-    const files = summariseSharedFiles(conversation.files ?? []);
-    const knowledge = this.options.knowledge && knowledgeFor(this.options.knowledge, request.reader);
-    const topic = topicOf(request);
-    const known = knowledge ? await relevantKnowledge(knowledge, topic, databases) : [];
+    const { databases, knowledge, known, system, found, schema } = await turnContext(request, this.options);
     for (const offer of offersOf(known)) await request.onOffered?.(offer);
-    // What stays the same for the whole thread goes into the system prompt; what was found for this request
-    // goes into its own message (turn-message.ts), so every request starts with the prefix sent before.
-    const { overview, relevant } = await schemaContext(databases, topic, known);
-    const found = [relevant, files, formatKnowledge(known)].filter(Boolean).join('\n');
-    const schema = [overview, found].filter(Boolean).join('\n');
-    const system = renderPrompt(this.options.prompts.act.template, {
-      schema: overview,
-      answer: this.options.prompts.answer.template,
-      reasoning:
-        settings.cot === 'on' ? 'Before each tool call, say in one or two sentences what you check and why.\n' : '',
-    });
     const queries = knowledge?.offersQueries(databases.map((database) => database.name)) ?? false;
     const tools = this.tools(settings, schema, queries, this.options.databases.length === 1).map((tool) =>
       gated(tool, { mode: settings.approve, extractBudgetRows: this.options.extractBudgetRows ?? 1_000_000 }),

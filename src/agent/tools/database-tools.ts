@@ -6,7 +6,7 @@ import { formatRows, truncateForModel } from '../format-for-model.js';
 import { callOf, defineTool, pickDatabase, type ToolContext, type ToolOutcome, type WorkCell } from '../tool.js';
 
 /** Which database; the first when left out (the system prompt lists them in order). */
-const database = z.string().optional().describe('default: the first database listed');
+export const databaseArgument = z.string().optional().describe('default: the first database listed');
 
 /** Mistakes in the SQL or the request go back to the model; a broken connection does not. */
 const MODEL_FACING = new Set(['SQL_REJECTED', 'QUERY_FAILED', 'QUERY_TIMEOUT', 'EXTRACT_TOO_LARGE', 'EXTRACT_FAILED']);
@@ -39,7 +39,7 @@ export const listTables = defineTool({
 export const describeTable = defineTool({
   name: 'describe_table',
   description: "A table's columns (type, nulls, keys, comments) and sample values.",
-  schema: z.object({ table: z.string().min(1), database }),
+  schema: z.object({ table: z.string().min(1), database: databaseArgument }),
   async execute({ table, database: name }, context) {
     const db = pickDatabase(context.databases, name);
     if (typeof db === 'string') return { content: db, failed: true };
@@ -62,7 +62,11 @@ export const describeTable = defineTool({
 export const runSql = defineTool({
   name: 'run_sql',
   description: 'One read-only SELECT; shows up to max_rows rows.',
-  schema: z.object({ sql: z.string().min(1), database, max_rows: z.number().int().min(1).max(200).default(20) }),
+  schema: z.object({
+    sql: z.string().min(1),
+    database: databaseArgument,
+    max_rows: z.number().int().min(1).max(200).default(20),
+  }),
   async execute({ sql, database: name, max_rows }, context) {
     const db = pickDatabase(context.databases, name);
     if (typeof db === 'string') return { content: db, failed: true };
@@ -112,7 +116,7 @@ export const loadDataframe = defineTool({
   schema: z.object({
     sql: z.string().min(1),
     name: z.string().min(1),
-    database,
+    database: databaseArgument,
   }),
   async execute({ sql, name, database: dbName }, context) {
     const db = pickDatabase(context.databases, dbName);

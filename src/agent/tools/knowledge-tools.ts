@@ -2,14 +2,14 @@
 import { z } from 'zod';
 import type { VerifiedQuery } from '../../ports/knowledge.js';
 import { callOf, defineTool, pickDatabase } from '../tool.js';
-import { modelFacing, previewRows } from './database-tools.js';
+import { databaseArgument, modelFacing, previewRows } from './database-tools.js';
 
 export const runVerifiedQuery = defineTool({
   name: 'run_verified_query',
   description: 'A verified query by name, with its parameters: a preview, or all rows as the DataFrame `dataframe`.',
   schema: z.object({
     name: z.string().min(1),
-    database: z.string().optional().describe('default: the first database listed'),
+    database: databaseArgument,
     parameters: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
     dataframe: z.string().min(1).optional(),
   }),
