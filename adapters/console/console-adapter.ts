@@ -2,14 +2,16 @@
  * The console as a chat platform: one thread, lines in, posts out. Charts are saved as PNG files
  * and their paths printed. A fenced ``` block may span lines; it is sent when it closes. A turn's
  * progress is a live block on a terminal and plain lines elsewhere (console-progress.ts). `exit`,
- * `quit`, `help` and `new` are the console's own (console-commands.ts), taken in turn with the messages.
+ * `quit`, `help`, `new` and `share PATH` are the console's own (console-commands.ts), taken in turn with the
+ * messages.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
-import type { ChatAdapter, Inbound, MessageRef, Post, ThreadKey } from '../../src/ports/chat.js';
+import type { ChatAdapter, Inbound, MessageRef, Post, SharedFile, ThreadKey } from '../../src/ports/chat.js';
+import { localSharedFile } from '../../src/sessions/local-shared-file.js';
 import { chartsAbove } from '../common/post-text.js';
-import { CONSOLE_HELP, isStop, parseConsoleCommand } from './console-commands.js';
+import { CONSOLE_HELP, isStop, parseConsoleCommand, parseShare } from './console-commands.js';
 import { type ConsoleOutput, ConsoleProgress } from './console-progress.js';
 import { renderPost } from './render-post.js';
 
@@ -177,6 +179,8 @@ export class ConsoleAdapter implements ChatAdapter {
 
   private async takeCommandOrMessage(text: string): Promise<void> {
     const command = parseConsoleCommand(text);
+    const shared = parseShare(text);
+    if (shared !== undefined) return this.share(shared);
     if (command === 'help') this.write(CONSOLE_HELP);
     else if (command === 'new' && this.options.newThread) {
       try {
@@ -189,18 +193,30 @@ export class ConsoleAdapter implements ChatAdapter {
     this.showPrompt();
   }
 
-  private async deliver(text: string): Promise<void> {
-    await this.send(text);
+  /** A file on this machine into the thread, with no text: the thread says it has it, and the next line asks. */
+  private async share(path: string): Promise<void> {
+    const file = await localSharedFile(path).catch((error: unknown) => (error as Error).message);
+    if (typeof file === 'string') {
+      this.write(`Nothing shared: ${file}.`);
+      this.showPrompt();
+      return;
+    }
+    await this.deliver('', [file]);
+  }
+
+  private async deliver(text: string, files?: SharedFile[]): Promise<void> {
+    await this.send(text, files);
     // A turn that ended without saying so (it threw) leaves its block; its timer stops here.
     this.progress.settle();
     this.showPrompt();
   }
 
-  private async send(text: string): Promise<void> {
+  private async send(text: string, files?: SharedFile[]): Promise<void> {
     await this.handler?.({
       threadKey: this.thread,
       user: { id: 'local', name: 'you' },
       text,
+      ...(files ? { files } : {}),
       receivedAt: Date.now(),
     });
   }

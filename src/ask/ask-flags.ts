@@ -1,7 +1,8 @@
 /**
  * `tally ask` arguments: the question's words and the flags that say how an unattended run decides
  * what a person would (`--review`, `--approve`), where files go (`--out`), which database it reads
- * (`--db`) and how it reports (`--json`). Parsed by hand: a mistake is one line naming the flag.
+ * (`--db`), which files it shares with the question (`--file`, repeatable) and how it reports (`--json`). Parsed by
+ * hand: a mistake is one line naming the flag.
  */
 
 export type ReviewMode = 'accept' | 'discard' | 'stop';
@@ -19,15 +20,18 @@ export interface AskFlags {
   approve?: ApproveMode;
   /** One JSON object on stdout, everything else on stderr. */
   json: boolean;
+  /** Files on this machine shared with the question, as a person shares them in Slack or Discord. */
+  files: string[];
 }
 
 const CHOICES = { '--review': ['accept', 'discard', 'stop'], '--approve': ['run', 'skip'] } as const;
-const VALUED = new Set(['--db', '--out', '--review', '--approve']);
+const VALUED = new Set(['--db', '--out', '--review', '--approve', '--file']);
 
 /** The flags, or a one-line message naming what is wrong. */
 export function parseAskFlags(words: string[]): AskFlags | string {
   const question: string[] = [];
   const values: Record<string, string> = {};
+  const files: string[] = [];
   let json = false;
   for (let index = 0; index < words.length; index += 1) {
     const word = words[index] ?? '';
@@ -50,7 +54,8 @@ export function parseAskFlags(words: string[]): AskFlags | string {
     if (value === undefined || value === '' || value.startsWith('--')) return `${flag} needs a value`;
     const allowed = CHOICES[flag as keyof typeof CHOICES] as readonly string[] | undefined;
     if (allowed && !allowed.includes(value)) return `${flag} ${value}: use ${allowed.join(', ')}`;
-    values[flag.slice(2)] = value;
+    if (flag === '--file') files.push(value);
+    else values[flag.slice(2)] = value;
   }
   const text = question.join(' ').trim();
   if (text === '') return 'ask needs a question, e.g. tally ask "Which contract type churns most?"';
@@ -58,6 +63,7 @@ export function parseAskFlags(words: string[]): AskFlags | string {
     question: text,
     review: (values.review ?? 'accept') as ReviewMode,
     json,
+    files,
     ...(values.db ? { db: values.db } : {}),
     ...(values.out ? { out: values.out } : {}),
     ...(values.approve ? { approve: values.approve as ApproveMode } : {}),

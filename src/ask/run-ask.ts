@@ -6,7 +6,7 @@
  */
 
 import { type LogEntry, workCalls } from '../agent/log-event.js';
-import { ACTION_IDS, type Inbound, type Post, type ThreadKey } from '../ports/chat.js';
+import { ACTION_IDS, type Inbound, type Post, type SharedFile, type ThreadKey } from '../ports/chat.js';
 import { latest, type Report } from '../report/report.js';
 import { ReportBook } from '../report/report-book.js';
 import { driveThread, reviewClick, type ThreadReply, type Waiting } from '../sessions/drive-thread.js';
@@ -27,6 +27,8 @@ export interface RunAskOptions {
   posts: readonly Post[];
   /** A line for the person watching (what the ask decided in their place). */
   say: (line: string) => void;
+  /** Shared with the question (`--file`). */
+  files?: SharedFile[];
 }
 
 /** Runs the ask; `files`, tokens and model calls are the caller's to fill in. */
@@ -42,7 +44,7 @@ export async function runAsk(
   };
   say(`\nyou> ${flags.question}\n`);
   const drive = await driveThread(
-    { text: flags.question },
+    { text: flags.question, files: options.files ?? [] },
     {
       handle,
       store: tally.store,

@@ -17,6 +17,7 @@ import { createLlmClient } from '../llm/create-llm-client.js';
 import { measuredLlm } from '../llm/measured-llm-client.js';
 import type { ChatAdapter, Post, ThreadKey } from '../ports/chat.js';
 import { NO_METRICS } from '../ports/metrics.js';
+import { localSharedFile } from '../sessions/local-shared-file.js';
 import { createTally, type Tally } from '../wiring/create-tally.js';
 import { isConfigurationError } from './exit-codes.js';
 import { watchSignals } from './watch-signals.js';
@@ -42,6 +43,10 @@ export async function askCommand(words: string[], options: AskCommandOptions): P
   };
   const flags = parseAskFlags(words);
   if (typeof flags === 'string') return fail(`${flags} (tally ask --help lists the flags)`);
+  const files = await Promise.all(flags.files.map((path) => localSharedFile(path))).catch(
+    (error: unknown) => (error as Error).message,
+  );
+  if (typeof files === 'string') return fail(`--file: ${files}`);
   let config: Config;
   try {
     config = loadConfig(options.env, flags.db ? { DATABASE_URL: flags.db } : {});
@@ -95,7 +100,7 @@ export async function askCommand(words: string[], options: AskCommandOptions): P
   try {
     // A signal during start-up ends it here; one while it runs cancels the turn first.
     if (signals.received) return signals.received.exitCode;
-    const asking = runAsk(flags, { tally, threadKey, posts, say });
+    const asking = runAsk(flags, { tally, threadKey, posts, say, files });
     const ended = await Promise.race([asking.then((ran) => ({ ran })), signals.interrupted]);
     if (!('ran' in ended)) {
       await tally.router.cancel();

@@ -16,8 +16,10 @@ export const COMMAND_USAGE: Readonly<Record<string, string>> = {
   chat: `tally chat [--new]
   talk to tally in this terminal (needs LLM_BASE_URL); goes on with the last chat thread, or a new one
   with --new; in the session, help lists the chat commands and exit, quit or Ctrl-D ends it`,
-  ask: `tally ask "question" [--db URL] [--out DIR] [--review accept|discard|stop] [--approve run|skip] [--json]
+  ask: `tally ask "question" [--file PATH]… [--db URL] [--out DIR] [--review accept|discard|stop] [--approve run|skip]
+  [--json]
   one question, answered without anyone at the keyboard (needs LLM_BASE_URL):
+  --file shares a data file (CSV, TSV, Excel, JSON) with the question, as in Slack or Discord (repeatable),
   --review decides every drafted section (default accept; stop leaves the first draft undecided),
   --approve every cell held for approval (without it a held cell ends the run),
   --db reads that database (like DATABASE_URL),

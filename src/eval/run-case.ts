@@ -4,15 +4,13 @@
  * until the agent stops asking; then read what the thread showed. The case's wall-clock budget
  * stops its running turn the way a person's "stop" does.
  */
-import { statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { basename } from 'node:path';
 import { type LogEntry, workCalls } from '../agent/log-event.js';
 import { OUT_OF_SCOPE_TEXT } from '../agent/open-request.js';
-import type { Inbound, Post, SharedFile, ThreadKey } from '../ports/chat.js';
+import type { Inbound, Post, ThreadKey } from '../ports/chat.js';
 import type { Store } from '../ports/store.js';
 import { ReportBook } from '../report/report-book.js';
 import { driveThread } from '../sessions/drive-thread.js';
+import { localSharedFile } from '../sessions/local-shared-file.js';
 import { logKey } from '../sessions/session-log.js';
 import type { CaseGrounding, CaseOutcome, EvalCase } from './eval-case.js';
 import { type HeadlessThreads, postText } from './headless-threads.js';
@@ -49,7 +47,10 @@ export async function runCase(evalCase: EvalCase, threadKey: ThreadKey, context:
   }, context.wallMs);
   try {
     await driveThread(
-      { text: evalCase.message, files: evalCase.files.map(sharedFile) },
+      {
+        text: evalCase.message,
+        files: await Promise.all(evalCase.files.map((file) => localSharedFile(file.path, { name: file.name }))),
+      },
       {
         handle: context.handle,
         store: context.store,
@@ -111,14 +112,5 @@ async function outcomeOf(posts: Post[], store: Store, threadKey: ThreadKey): Pro
     ...(playbook ? { playbook } : {}),
     declined: texts.some((text) => text.startsWith(OUT_OF_SCOPE_TEXT)),
     transcript: posts.map(postText).join('\n\n'),
-  };
-}
-
-function sharedFile(file: { name: string; path: string }): SharedFile {
-  return {
-    name: file.name || basename(file.path),
-    mime: file.name.endsWith('.csv') ? 'text/csv' : 'application/octet-stream',
-    sizeBytes: statSync(file.path).size,
-    download: () => readFile(file.path),
   };
 }

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogEntry } from '../../src/agent/log-event.js';
 import { DEMO_REQUEST, DEMO_REVIEW, demoScript } from '../../src/demo/demo-script.js';
-import type { ScriptStep } from '../../src/demo/scripted-model-server.js';
+import { callTool, type ScriptStep, say } from '../../src/demo/scripted-model-server.js';
 import { logKey } from '../../src/sessions/session-log.js';
 import {
   CHURN_REQUEST,
@@ -119,6 +119,28 @@ describe('a final answer with a wrong figure, corrected after the note', () => {
     expect(await groundingLog(run.fixture)).toEqual([
       { kind: 'grounding', what: 'answer', outcome: 'noted', figures: 2, grounded: 1, ungrounded: [wrong] },
       { kind: 'grounding', what: 'answer', outcome: 'posted', figures: 2, grounded: 2, ungrounded: [] },
+    ]);
+  });
+});
+
+describe('an answer that affirms a figure the person claimed', () => {
+  const CLAIM = 'My manager says the overall churn rate is 31.4%. Is that right?';
+  const AFFIRMED = 'Yes, the overall churn rate is 31.4%.';
+  const run = scenario(() => [
+    callTool('run_sql', {
+      sql: "SELECT AVG(CASE WHEN Churn = 'Yes' THEN 1 ELSE 0 END) AS churn_rate FROM user_churn",
+    }),
+    say(AFFIRMED),
+    say(AFFIRMED),
+  ]);
+
+  it('checks it against the results like any figure: noted once, then posted marked', async () => {
+    await run.fixture.say(CLAIM);
+    const texts = postsOf(run.fixture.posts, 'text').map((post) => post.markdown);
+    expect(texts.at(-1)).toBe(`Yes, the overall churn rate is 31.4%${MARK}.\n\n${MARK} not found in any result: 31.4%`);
+    expect(await groundingLog(run.fixture)).toEqual([
+      { kind: 'grounding', what: 'answer', outcome: 'noted', figures: 1, grounded: 0, ungrounded: ['31.4%'] },
+      { kind: 'grounding', what: 'answer', outcome: 'posted', figures: 1, grounded: 0, ungrounded: ['31.4%'] },
     ]);
   });
 });

@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -230,6 +230,28 @@ describe('tally ask decides what a person would and always ends', () => {
 });
 
 describe('tally ask says how it ended with its exit code', () => {
+  it('shares the files given with --file with the question, and exits 2 naming a file that is not there', async () => {
+    const data = join(home, 'targets.csv');
+    await writeFile(data, 'region,target\nnorth,12\nsouth,30\n');
+    const run = await ask(
+      ['What is the total target?', '--file', data, '--db', db],
+      [
+        callTool('run_python', {
+          code: "import pandas as pd\nprint('total', pd.read_csv('/inputs/uploads/targets.csv').target.sum())",
+        }),
+        (context) => say(`The total target is ${/total (\d+)/.exec(last(context))?.[1] ?? '?'}.`),
+      ],
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('The total target is 42.');
+    expect(run.unusedSteps).toBe(0);
+
+    const missing = await ask(['q', '--file', join(home, 'nope.csv'), '--db', db], []);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe(`tally ask: --file: there is no file at ${join(home, 'nope.csv')}\n`);
+    expect(missing.modelCalls).toBe(0);
+  }, 180_000);
+
   it('exits 1 when the agent gives up after three failing cells, saying what it tried', async () => {
     const failing = callTool('run_python', { code: 'customers_by_region.describe()' });
     const run = await ask(

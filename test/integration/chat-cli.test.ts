@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -8,6 +8,7 @@ import {
   callTool,
   type ScriptedModelServer,
   type ScriptStep,
+  say,
   startScriptedModelServer,
 } from '../../src/demo/scripted-model-server.js';
 import { Inbox } from '../../src/sessions/inbox.js';
@@ -87,7 +88,14 @@ describe('tally chat', () => {
     const server = await model();
     const output = await chat([], 'help\nquit\n', server);
     expect(output).toContain('"help" lists the commands; exit, quit or Ctrl-D ends the session.');
-    for (const command of ['set key=value', 'accept | revise: … | discard', 'save as playbook', 'reset', 'stop']) {
+    for (const command of [
+      'set key=value',
+      'accept | revise: … | discard',
+      'save as playbook',
+      'share PATH',
+      'reset',
+      'stop',
+    ]) {
       expect(output).toContain(`\n  ${command}`);
     }
     expect(output).toMatch(/^ {2}run \| skip\[: why\] \| edit/m);
@@ -119,6 +127,24 @@ describe('tally chat', () => {
     expect(fresh).not.toBe(started);
     expect(await readFile(join(home, 'chat-thread'), 'utf8')).toBe(`${fresh}\n`);
     expect(chatRequests(server)).toBe(0);
+  }, 120_000);
+
+  it('shares a file on this machine at share PATH: profiled into the prompt and read in the kernel', async () => {
+    const data = join(home, 'regional revenue.csv');
+    await writeFile(data, 'region,revenue\nnorth,10\nsouth,32\nnorth,5\n');
+    const server = await model([
+      callTool('run_python', {
+        code: "import pandas as pd\nprint(pd.read_csv('/inputs/uploads/regional revenue.csv').groupby('region').revenue.sum().to_dict())",
+      }),
+      (context) => say(`Revenue per region: ${context.lastToolResult?.content}`),
+    ]);
+    const output = await chat(['--new'], `share "${data}"\nWhat is the revenue per region?\nexit\n`, server);
+    expect(output).toMatch(/Got it: .*regional revenue\.csv.*Ask me about it\./);
+    expect(output).toMatch(/Revenue per region: stdout:\s*\{'north': 15, 'south': 32\}/);
+    // Sharing took no model request; the question's request was told the file's columns.
+    expect(chatRequests(server)).toBe(2);
+    const told = JSON.stringify(server.chatRequests[0]?.body);
+    expect(told).toContain('/inputs/uploads/regional revenue.csv (CSV) (3 rows): region object');
   }, 120_000);
 
   it.each([

@@ -11,6 +11,7 @@ describe('parseAskFlags', () => {
       db: 'sqlite:t.db',
       review: 'stop',
       json: true,
+      files: [],
     });
     expect(parseAskFlags(['q', '--approve', 'skip', '--out', 'reports'])).toEqual({
       question: 'q',
@@ -18,13 +19,16 @@ describe('parseAskFlags', () => {
       approve: 'skip',
       out: 'reports',
       json: false,
+      files: [],
     });
+    expect(parseAskFlags(['q', '--file', 'a.csv', '--file=b c.xlsx'])).toMatchObject({ files: ['a.csv', 'b c.xlsx'] });
     expect(parseAskFlags(['--', '--not-a-flag', 'here'])).toMatchObject({ question: '--not-a-flag here' });
   });
 
   it('says in one line what is wrong', () => {
     expect(parseAskFlags(['q', '--verbose'])).toBe('unknown flag --verbose');
     expect(parseAskFlags(['q', '--out'])).toBe('--out needs a value');
+    expect(parseAskFlags(['q', '--file'])).toBe('--file needs a value');
     expect(parseAskFlags(['q', '--db', '--json'])).toBe('--db needs a value');
     expect(parseAskFlags(['q', '--approve', 'always'])).toBe('--approve always: use run, skip');
     expect(parseAskFlags(['q', '--json=yes'])).toBe('unknown flag --json');

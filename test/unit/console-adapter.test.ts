@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -114,6 +114,7 @@ describe('ConsoleAdapter', () => {
       'report',
       'save as playbook[: title]',
       'run | skip[: why] | edit',
+      'share PATH',
       'reset',
       'stop',
       'new',
@@ -144,6 +145,39 @@ describe('ConsoleAdapter', () => {
     expect(adapter.threadKey).toBe('console:local:chat-2');
     expect(output()).toContain('Started a new thread, console:local:chat-1.\n');
     expect(output()).toContain('Started a new thread, console:local:chat-2.\n');
+  });
+
+  it('shares a file on this machine at share PATH, as a file shared with no text, read when it is taken', async () => {
+    const { adapter, input, output, received } = console_();
+    await writeFile(join(folder, 'regional revenue.csv'), 'region,revenue\nnorth,10\n');
+    await writeFile(join(folder, 'q3.xlsx'), 'not really a workbook');
+    await adapter.start();
+    input.end(
+      [
+        `share "${join(folder, 'regional revenue.csv')}"`,
+        'what is the revenue per region?',
+        `/share ${join(folder, 'q3.xlsx')}`,
+        `share ${join(folder, 'missing.csv')}`,
+        `share ${folder}/`,
+        'share of churners by contract?',
+        'share q4.csv',
+        '',
+      ].join('\n'),
+    );
+    await adapter.finished;
+    expect(received.map((inbound) => [inbound.text, inbound.files?.map((file) => file.name)])).toEqual([
+      ['', ['regional revenue.csv']],
+      ['what is the revenue per region?', undefined],
+      ['', ['q3.xlsx']],
+      ['share of churners by contract?', undefined],
+    ]);
+    const [csv] = received[0]?.files ?? [];
+    expect(csv).toMatchObject({ mime: 'text/csv', sizeBytes: 24 });
+    expect((await csv?.download())?.toString()).toBe('region,revenue\nnorth,10\n');
+    expect(received[2]?.files?.[0]?.mime).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+    expect(output()).toContain(`Nothing shared: there is no file at ${join(folder, 'missing.csv')}.`);
+    expect(output()).toContain(`Nothing shared: ${folder} is not a file.`);
+    expect(output()).toMatch(/Nothing shared: there is no file at \S+\/q4\.csv\./);
   });
 
   it('sends new as a message where the console has no other thread to start', async () => {

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { type FigureCheck, groundFigures } from '../../src/agent/grounding/ground-figures.js';
 import { numbersIn } from '../../src/agent/grounding/result-numbers.js';
+import { givenNumbers } from '../../src/agent/grounding/thread-evidence.js';
 
 type Status = 'grounded' | 'derived' | 'ungrounded' | 'ambiguous';
 
@@ -643,7 +644,7 @@ describe('held-out figure grounding', () => {
     const disagreements: string[] = [];
     for (const c of CASES) {
       const sources = c.outputs.map((text, i) => ({ id: `call_${i + 1}`, tool: 'run_sql', numbers: numbersIn(text) }));
-      const checks = groundFigures(c.text, sources, { given: numbersIn(c.given ?? '') });
+      const checks = groundFigures(c.text, sources, { given: givenNumbers(c.given ?? '') });
       for (const o of judge(c, checks)) {
         if (o.expected !== 'not a figure') figures += 1;
         if (isBad(o.got)) flagged += 1;

@@ -19,6 +19,7 @@ import { describe, expect, it } from 'vitest';
 import { formatRows } from '../../src/agent/format-for-model.js';
 import { type FigureCheck, groundFigures } from '../../src/agent/grounding/ground-figures.js';
 import { numbersIn } from '../../src/agent/grounding/result-numbers.js';
+import { givenNumbers } from '../../src/agent/grounding/thread-evidence.js';
 
 type Status = FigureCheck['status'];
 
@@ -822,6 +823,21 @@ const CASES: Case[] = [
     expect: { grounded: ['41.9%'] },
   },
 
+  {
+    name: "the user's claimed figure, affirmed by the answer, is checked like any other",
+    text: 'Yes, the overall churn rate is 31.4%.',
+    given: 'My manager says the overall churn rate is 31.4%. Is that right?',
+    outputs: [py('0.2655')],
+    expect: { ungrounded: ['31.4%'] },
+  },
+  {
+    name: "the user's claimed figure is grounded when a result holds it",
+    text: 'Yes: the overall churn rate is 26.6%, as your manager said.',
+    given: 'My manager says the churn rate was about 26.6%; can you confirm?',
+    outputs: [py('0.2655')],
+    expect: { grounded: ['26.6%'] },
+  },
+
   // --- Ambiguous decimal commas ---
   {
     name: 'ambiguous: a comma decimal percentage',
@@ -906,7 +922,7 @@ function run(c: Case): FigureCheck[] {
     tool: toolOf(output),
     numbers: numbersIn(output),
   }));
-  return groundFigures(c.text, sources, { given: numbersIn(c.given ?? ''), approx: c.approx ?? 0.05 });
+  return groundFigures(c.text, sources, { given: givenNumbers(c.given ?? ''), approx: c.approx ?? 0.05 });
 }
 
 function expected(c: Case): Figure[] {

@@ -4,7 +4,7 @@
  * and the precision it was written at. What is not a result is left out: years, dates and times,
  * list markers and headings, step, section and figure numbers, identifiers (Q1, s1, col_3),
  * ordinals, whole numbers below 10 that count things in prose, bounds (p < 0.001, more than 40%),
- * code, and numbers the user wrote in the request.
+ * code, and numbers the user wrote in the request (unless they claimed them as facts: `claimedFigures`).
  */
 
 export interface StatedFigure {
@@ -92,6 +92,20 @@ export function findFigures(markdown: string, options: FindOptions = {}): Stated
   }
   shareRangeUnits(text, figures);
   return figures.filter((figure) => !isAmong(figure, options.given ?? []));
+}
+
+/** `is 31.4%`, `was about 1,200`, `= 0.27`: a number said to be what something is, not a parameter of the request. */
+const CLAIM_BEFORE =
+  /(?:\b(?:is|was|are|were|equals?|stands\s+at)|=)\s*(?:(?:about|around|roughly|approximately|nearly|almost|exactly|only|just)\s+)?[~≈]?\s*$/i;
+
+/**
+ * The figures a person's text states as facts (`my manager says the churn rate is 31.4%`), which an answer that
+ * affirms them must back with a result; not the ones that shape the request (`at tenure 24`, `above 30%`).
+ */
+export function claimedFigures(text: string): StatedFigure[] {
+  return findFigures(text).filter((figure) =>
+    CLAIM_BEFORE.test(text.slice(Math.max(0, figure.start - 40), figure.start)),
+  );
 }
 
 /** `0.31,0.35` is two numbers; `1,879` and `44,9` are one (the second is ambiguous). */

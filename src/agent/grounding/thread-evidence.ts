@@ -1,13 +1,14 @@
 /**
- * What a thread's figures are checked against, kept with its conversation: the numbers of every
- * tool result (and of cells people ran themselves); and the numbers the agent may state back
- * without a result behind them: what people wrote (the request, answers, feedback), and the
- * parameters of the code and SQL that ran (`bins=12`, `LIMIT 20`) when no result holds them.
+ * What a thread's figures are checked against, kept with its conversation: the numbers of every tool result (and of
+ * cells people ran themselves); and the numbers the agent may state back without a result behind them: what people
+ * wrote (the request, answers, feedback), but not what they claimed as facts, and the parameters of the code and SQL
+ * that ran (`bins=12`, `LIMIT 20`) when no result holds them.
  */
 import type { ToolCall } from '../../ports/llm.js';
 import type { Conversation } from '../conversation.js';
 import type { EvidenceSource } from './ground-figures.js';
 import { numbersIn } from './result-numbers.js';
+import { claimedFigures, isAmong } from './stated-figures.js';
 
 /** Numbers kept per thread at most; the oldest results go first beyond it. */
 export const MAX_THREAD_NUMBERS = 40_000;
@@ -23,9 +24,20 @@ export function keepEvidence(conversation: Conversation, source: { id: string; t
   conversation.evidence = evidence;
 }
 
-/** Keeps the numbers a person wrote in the thread: stating them back is not a result. */
+/**
+ * The numbers a person wrote that the agent may state back without a result: all of them but those they claimed as
+ * facts (`the churn rate is 31.4%`), which an answer affirming them must find in a result like any other figure.
+ */
+export function givenNumbers(text: string): number[] {
+  const claimed = claimedFigures(text);
+  return numbersIn(text).filter(
+    (number) => !claimed.some((figure) => isAmong(figure, [number, figure.percent ? number * 100 : number])),
+  );
+}
+
+/** Keeps the numbers a person wrote in the thread (`givenNumbers`): stating them back is not a result. */
 export function keepGiven(conversation: Conversation, text: string): void {
-  const numbers = numbersIn(text);
+  const numbers = givenNumbers(text);
   if (numbers.length > 0)
     conversation.given = [...new Set([...(conversation.given ?? []), ...numbers])].slice(-MAX_KEPT);
 }
