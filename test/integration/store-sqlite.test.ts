@@ -111,13 +111,20 @@ describe('SQLite store', () => {
     });
 
     it('reads an expired entry as missing and deletes its row', async () => {
+      // The clock is the test's: on a loaded machine a real 50 ms TTL could run out before the first read.
       const adapter = new KeyvSqlite({ database, table: 'expiry' });
       const keyv = new Keyv(adapter);
-      await keyv.set('soon', { a: 1 }, 50);
-      await keyv.set('zero-ttl', 'kept', 0);
-      expect(await keyv.get('soon')).toEqual({ a: 1 });
-      // Below keyv too: the adapter itself must not hand out an expired value.
-      await vi.waitFor(async () => expect(await adapter.get('keyv:soon')).toBeUndefined(), { interval: 20 });
+      vi.useFakeTimers({ toFake: ['Date'] });
+      try {
+        await keyv.set('soon', { a: 1 }, 50);
+        await keyv.set('zero-ttl', 'kept', 0);
+        expect(await keyv.get('soon')).toEqual({ a: 1 });
+        vi.setSystemTime(Date.now() + 51);
+        // Below keyv too: the adapter itself must not hand out an expired value.
+        expect(await adapter.get('keyv:soon')).toBeUndefined();
+      } finally {
+        vi.useRealTimers();
+      }
       expect(database.prepare('SELECT count(*) FROM expiry WHERE key = ?').pluck().get('keyv:soon')).toBe(0);
       expect(await keyv.get('zero-ttl')).toBe('kept');
       expect(database.prepare('SELECT expires FROM expiry WHERE key = ?').pluck().get('keyv:zero-ttl')).toBeNull();
